@@ -1,0 +1,198 @@
+# tfnano - GNU make front end. `make` builds the libraries; `make test` sets up a
+# brand-new machine (Debian packages as root, a Python virtualenv), builds with
+# -Werror, and runs every test. `make help` lists the targets.
+
+VERSION := $(shell sed -n 's/^\#define TFN_VERSION_STRING "\(.*\)"/\1/p' include/tfnano.h)
+MAJOR   := $(word 1,$(subst ., ,$(VERSION)))
+MINOR   := $(word 2,$(subst ., ,$(VERSION)))
+SONAME  := libtfnano.so.$(MAJOR).$(MINOR)
+
+CC      ?= cc
+CXX     ?= c++
+PYTHON  ?= python3
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+# User-overridable flags stay in CFLAGS/LDFLAGS; project flags are appended.
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wcast-qual -Wpointer-arith -Wvla -Wformat=2 -Wundef -Wwrite-strings \
+           -Wredundant-decls
+LIBWARN := $(WARN) -Wconversion -Wsign-conversion
+# -Werror only in test/CI builds (make test sets WERROR=1), never in a user's build.
+ifeq ($(WERROR),1)
+  WARN    += -Werror
+  LIBWARN += -Werror
+endif
+
+# nanopb: Debian's libnanopb-dev runtime, merged into our libraries with its pb_*
+# symbols renamed tfn__pb_* so that a program with its own nanopb cannot clash.
+NANOPB_A ?= $(firstword $(wildcard /usr/lib/*/libprotobuf-nanopb.a /usr/lib/libprotobuf-nanopb.a /usr/local/lib/libprotobuf-nanopb.a))
+NANOPB_INC ?= /usr/include
+PB_FLAGS := -include lib/nanopb_rename.h
+
+# Build modes, each in its own build/$(MODE): release (default), test (-Werror),
+# asan (SANITIZE=1: ASan + UBSan). Any other MODE name gives a separate build folder.
+MODE ?= release
+ifeq ($(SANITIZE),1)
+  ifeq ($(MODE),release)
+    MODE := asan
+  endif
+  SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+B := build/$(MODE)
+
+LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -Ilib -Ilib/proto -I$(NANOPB_INC) \
+              $(PB_FLAGS) -MMD -MP $(SANFLAGS)
+LIB_SRC := $(sort $(wildcard lib/*.c)) lib/proto/example.pb.c
+LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/nanopb.o
+LIBS    := -lz -lm
+
+TEST_SRC  := $(sort $(wildcard test/unit/test_*.c))
+TEST_BIN  := $(patsubst test/unit/%.c,$(B)/test/%,$(TEST_SRC))
+TEST_CFLAGS := -std=c11 -Iinclude -Ilib -Itest -MMD -MP $(SANFLAGS) -D_POSIX_C_SOURCE=200809L
+EXAMPLE_SRC := $(sort $(wildcard examples/c/*.c))
+EXAMPLE_BIN := $(patsubst examples/c/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
+
+VENV := build/venv
+VENV_PY := $(VENV)/bin/python
+
+.PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
+        test-install clean proto bench conformance help fuzz valgrind
+
+all: lib
+
+help:
+	@echo "make            build $(B)/libtfnano.a and $(B)/$(SONAME)"
+	@echo "make test       set up (Debian packages, venv), build with -Werror, run all tests"
+	@echo "make run        run the main demo (examples/c/quest_demo.c)"
+	@echo "make test-c     C unit tests (MODE=test);  make test-asan: same under ASan+UBSan"
+	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
+	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
+	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each"
+	@echo "make valgrind   C tests under valgrind memcheck"
+	@echo "make install PREFIX=...   header, libraries and tfnano.pc"
+	@echo "make proto      regenerate lib/proto/example.pb.[ch] with nanopb_generator"
+
+lib: $(B)/libtfnano.a $(B)/$(SONAME)
+
+deps:
+	@test/tools/ensure-deps.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(LIBWARN) $(CFLAGS) -c $< -o $@
+
+# Generated code follows nanopb's own style: build it without -Wconversion.
+$(B)/lib/proto/example.pb.o: lib/proto/example.pb.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/nanopb.o: $(NANOPB_A) lib/nanopb.syms
+	@test -n "$(NANOPB_A)" || { echo "nanopb runtime not found: run 'make deps' (apt-get install libnanopb-dev)"; exit 1; }
+	@mkdir -p $(dir $@)
+	ld -r --whole-archive $(NANOPB_A) -o $@.tmp
+	objcopy --redefine-syms=lib/nanopb.syms $@.tmp $@
+	@rm -f $@.tmp
+
+$(B)/libtfnano.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(B)/$(SONAME): $(LIB_OBJ) lib/exports.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/exports.map $(SANFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIBS)
+	ln -sf $(SONAME) $(B)/libtfnano.so
+
+$(B)/test/%: test/unit/%.c $(B)/libtfnano.a test/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) $(SANFLAGS)
+
+$(B)/examples/%: examples/c/%.c $(B)/libtfnano.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Iinclude $(WARN) $(CFLAGS) $(SANFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS)
+
+# The public header must also compile as C99 -pedantic and as C++.
+$(B)/test/header_c99.o: include/tfnano.h
+	@mkdir -p $(dir $@)
+	printf '#include "tfnano.h"\nint tfn_header_compiles_as_c99;\n' | $(CC) -std=c99 -pedantic $(WARN) -Iinclude -x c -c - -o $@
+$(B)/test/header_cxx.o: include/tfnano.h
+	@mkdir -p $(dir $@)
+	printf '#include "tfnano.h"\nint tfn_header_compiles_as_cxx;\n' | $(CXX) -std=c++11 -Wall -Wextra -Werror -Iinclude -x c++ -c - -o $@
+
+examples: $(EXAMPLE_BIN)
+
+# C tests in the given MODE; run from the repository root (they read test/vectors and
+# ../shared/interop).
+test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(B)/test/header_c99.o $(B)/test/header_cxx.o
+	@test/tools/run-c-tests.sh $(TEST_BIN)
+	@for e in $(EXAMPLE_BIN); do echo "== example $$e"; $$e > $(B)/examples/$$(basename $$e).out || { echo "example $$e failed"; exit 1; }; done
+
+test-asan:
+	$(MAKE) --no-print-directory test-c MODE=asan SANITIZE=1 WERROR=1
+
+valgrind:
+	$(MAKE) --no-print-directory MODE=test WERROR=1 $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
+	TFN_TEST_WRAPPER="valgrind -q --leak-check=full --error-exitcode=99" test/tools/run-c-tests.sh $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
+
+venv: $(VENV)/.stamp
+$(VENV)/.stamp: test/requirements.txt
+	@test/tools/ensure-deps.sh
+	$(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install -q --upgrade pip
+	$(VENV_PY) -m pip install -q -r test/requirements.txt
+	@touch $@
+
+# The README's test command: everything, from a brand-new machine.
+test: deps
+	$(MAKE) --no-print-directory test-c MODE=test WERROR=1
+	$(MAKE) --no-print-directory test-asan
+	$(MAKE) --no-print-directory test-python
+
+test-python: venv
+	$(VENV_PY) -m pytest -q test/python
+
+# The README's demo command.
+run: deps
+	$(MAKE) --no-print-directory $(B)/examples/quest_demo
+	$(B)/examples/quest_demo
+
+conformance: deps
+	$(MAKE) --no-print-directory lib MODE=test WERROR=1
+	test/conformance/run.sh
+
+bench: deps
+	$(MAKE) --no-print-directory lib MODE=release
+	test/bench/run.sh
+
+proto:
+	cd lib/proto && nanopb_generator.py -I. -f example.options example.proto
+
+install: lib
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/tfnano.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(B)/libtfnano.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtfnano.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' lib/tfnano.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tfnano.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/tfnano.h $(DESTDIR)$(LIBDIR)/libtfnano.a \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libtfnano.so \
+	      $(DESTDIR)$(PKGCONFIGDIR)/tfnano.pc
+
+# Installs into build/stage and builds a consumer with pkg-config, as a user would.
+test-install:
+	rm -rf build/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/build/stage PREFIX=/usr
+	PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/build/stage PKG_CONFIG_PATH=$(CURDIR)/build/stage/usr/lib/pkgconfig \
+	  sh -c 'cc -std=c11 examples/c/quest_demo.c -o build/stage/quest_demo $$(pkg-config --cflags --libs tfnano)'
+	LD_LIBRARY_PATH=$(CURDIR)/build/stage/usr/lib build/stage/quest_demo > /dev/null
+	@echo "test-install: OK (built and ran a consumer through pkg-config)"
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,458 @@
+/*
+ * tfnano.h - the whole public API of tfnano.
+ *
+ * tfnano does the data-preparation half of TensorFlow without TensorFlow:
+ *   - builds tf.train.Example records, byte-identical to protobuf's
+ *     SerializeToString(deterministic=True), one at a time or from whole columns;
+ *   - parses Examples with FixedLenFeature / FixedLenSequenceFeature specs straight
+ *     into dense arrays, with the rules and error texts of TensorFlow's fast parser;
+ *   - reads and writes TFRecord files (masked CRC32C, ZLIB, GZIP);
+ *   - pads ragged token sequences (keras pad_sequences semantics) and plans
+ *     length-bucketed batches.
+ *
+ * Conventions (they hold for every function below unless its comment says otherwise):
+ *   - Fallible functions return tfn_status: TFN_OK (0), TFN_END (1, a normal end of
+ *     data) or a negative error. The last parameter is `tfn_error *err`, which may
+ *     be NULL; when it is not, a failing call fills it with the code, a readable
+ *     message and, where it applies, the byte offset and record index.
+ *   - The library never aborts, exits or prints, and keeps no mutable global state.
+ *   - Lengths are explicit (pointer, then size_t length). Strings need not be
+ *     NUL-terminated. Counts of records are uint64_t.
+ *   - Ownership: handles own the memory of everything they hand out; views stay valid
+ *     until the call named in their comment. Nothing returned must be free()d by the
+ *     caller except through the matching tfn_*_free / tfn_*_close function.
+ *   - Threads: a handle is used by one thread at a time. Different handles may be used
+ *     concurrently. A compiled tfn_spec is immutable and may be shared by any number
+ *     of threads, each with its own tfn_parser.
+ *
+ * Status values are pinned forever; new ones are only ever added.
+ */
+#ifndef TFNANO_H
+#define TFNANO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && defined(TFN_BUILDING_DLL)
+#    define TFN_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#    define TFN_API __attribute__((visibility("default")))
+#else
+#    define TFN_API
+#endif
+
+#if defined(__GNUC__)
+#    define TFN_NODISCARD __attribute__((warn_unused_result))
+#else
+#    define TFN_NODISCARD
+#endif
+
+#define TFN_VERSION_MAJOR  0
+#define TFN_VERSION_MINOR  1
+#define TFN_VERSION_PATCH  0
+#define TFN_VERSION_NUMBER (TFN_VERSION_MAJOR * 10000 + TFN_VERSION_MINOR * 100 + TFN_VERSION_PATCH)
+#define TFN_VERSION_STRING "0.1.0"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TFN_CDEF_BEGIN: the Python binding's cffi cdef is cut from here down to the end marker. */
+
+/* ==================================================================================
+ * MARK: Status and errors
+ * ================================================================================== */
+
+typedef enum tfn_status {
+    TFN_OK = 0,
+    TFN_END = 1,               /* normal end of data (no more records) */
+    TFN_E_INVALID_ARG = -1,    /* bad argument or configuration (TF: InvalidArgument) */
+    TFN_E_NOMEM = -2,          /* an allocation failed */
+    TFN_E_BUF_TOO_SMALL = -3,  /* caller buffer too small; the needed size is reported */
+    TFN_E_CORRUPT = -4,        /* bytes are not a valid protobuf / Example */
+    TFN_E_DATA_LOSS = -5,      /* TFRecord framing: bad length or payload CRC */
+    TFN_E_TRUNCATED = -6,      /* input ends inside a record */
+    TFN_E_IO = -7,             /* the operating system reported an error (see sys_errno) */
+    TFN_E_TYPE = -8,           /* a value of the wrong kind (e.g. float where int64 asked) */
+    TFN_E_NOT_FOUND = -9,      /* a required feature is missing */
+    TFN_E_LIMIT = -10,         /* a size limit was exceeded (e.g. > 2 GiB message) */
+    TFN_E_OUT_OF_RANGE = -11,  /* a value does not fit the requested output type */
+    TFN_E_CLOSED = -12,        /* the handle was closed (TF: FailedPrecondition) */
+    TFN_E_DATA_LOSS_LENGTH = -13 /* TFRecord: the length header's CRC does not match */
+} tfn_status;
+
+/* Filled by failing calls. Caller-owned: allocate it on the stack (or with
+ * ffi.new("tfn_error *")) and pass it in; the library never allocates for errors. */
+typedef struct tfn_error {
+    int code;              /* a tfn_status */
+    int sys_errno;         /* errno for TFN_E_IO, else 0 */
+    uint64_t offset;       /* byte offset of the problem in its input, when known */
+    uint64_t record_index; /* 0-based record / example index, when known */
+    char msg[1024];         /* NUL-terminated readable message (truncated to fit) */
+} tfn_error;
+
+/* Static name of a status ("TFN_E_CORRUPT"); never NULL. Thread-safe. */
+TFN_API const char *tfn_status_str(int status);
+
+/* TFN_VERSION_NUMBER of the compiled library (check it against the header's). */
+TFN_API int tfn_version(void);
+
+/* ==================================================================================
+ * MARK: Memory
+ * ================================================================================== */
+
+/* Custom allocator. Pass NULL wherever a `const tfn_alloc *` is asked for to use the
+ * C library's malloc/realloc/free. The handle keeps a copy of the struct. */
+typedef struct tfn_alloc {
+    void *(*malloc_fn)(void *ctx, size_t size);
+    void *(*realloc_fn)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+    void (*free_fn)(void *ctx, void *ptr);
+    void *ctx;
+} tfn_alloc;
+
+/* A borrowed byte string. */
+typedef struct tfn_bytes {
+    const uint8_t *data;
+    size_t len;
+} tfn_bytes;
+
+/* Element types. TFN_INT64, TFN_FLOAT32 and TFN_BYTES are the three kinds an Example
+ * can hold; TFN_INT32 and TFN_FLOAT64 are accepted as inputs (and TFN_INT32 as a
+ * parse output) and converted. Values are pinned. */
+typedef enum tfn_dtype {
+    TFN_DTYPE_NONE = 0,
+    TFN_INT64 = 1,
+    TFN_FLOAT32 = 2,
+    TFN_BYTES = 3,
+    TFN_INT32 = 4,
+    TFN_FLOAT64 = 5
+} tfn_dtype;
+
+/* ==================================================================================
+ * MARK: Example - build, serialize, decode
+ *
+ * A tfn_example is a map from feature key to a Feature holding one list (int64,
+ * float or bytes) or no kind at all. It owns an arena: values are copied in, and
+ * tfn_example_clear() rewinds the arena while keeping its capacity, so a warm loop of
+ * clear / set / serialize allocates nothing.
+ * Threads: one thread at a time per tfn_example; a decoded example may be read by
+ * several threads at once as long as no thread modifies it.
+ * ================================================================================== */
+
+typedef struct tfn_example tfn_example;
+
+/* What a Feature holds. TFN_KIND_NONE is `Feature()` with no list set. */
+typedef enum tfn_kind {
+    TFN_KIND_NONE = 0,
+    TFN_KIND_BYTES = 1,
+    TFN_KIND_FLOAT = 2,
+    TFN_KIND_INT64 = 3
+} tfn_kind;
+
+/* A read-only view of one feature of a tfn_example. Exactly one of int64s, floats and
+ * bytes is non-NULL when count > 0 (all NULL for an empty list or TFN_KIND_NONE).
+ * Valid until the next set, parse, clear or free of the example it came from. */
+typedef struct tfn_feature {
+    const char *key;
+    size_t key_len;
+    int kind; /* a tfn_kind */
+    size_t count;
+    const int64_t *int64s;
+    const float *floats;
+    const tfn_bytes *bytes;
+} tfn_feature;
+
+/* New empty example (serializes to zero bytes, like `Example()`).
+ * @param alc  allocator, or NULL for malloc.
+ * @return the handle, or NULL when memory runs out. Free with tfn_example_free(). */
+TFN_API tfn_example *tfn_example_new(const tfn_alloc *alc);
+
+/* Frees the example and every view it handed out. NULL is accepted. */
+TFN_API void tfn_example_free(tfn_example *ex);
+
+/* Removes every feature (and the "features present" mark) but keeps the arena's
+ * memory for reuse. */
+TFN_API void tfn_example_clear(tfn_example *ex);
+
+/* Sets feature `key` to an int64 list of `n` values (copied). Setting an existing key
+ * replaces its Feature in place, as a protobuf map does. n == 0 sets an empty list,
+ * which is serialized (it differs from a kind-less Feature).
+ * @param key  key bytes (any bytes, UTF-8 expected); key_len may be 0 (the "" key).
+ * @param values  may be NULL only when n == 0.
+ * @return TFN_OK, TFN_E_INVALID_ARG (NULL ex/key/values), TFN_E_NOMEM. */
+TFN_API int tfn_example_set_int64s(tfn_example *ex, const char *key, size_t key_len,
+                                   const int64_t *values, size_t n, tfn_error *err);
+
+/* As tfn_example_set_int64s, from int32 values (widened; stored as int64). */
+TFN_API int tfn_example_set_int32s(tfn_example *ex, const char *key, size_t key_len,
+                                   const int32_t *values, size_t n, tfn_error *err);
+
+/* Sets feature `key` to a float list of `n` float32 values (copied bit for bit, NaN
+ * payloads and -0.0 included). Same rules as tfn_example_set_int64s. */
+TFN_API int tfn_example_set_floats(tfn_example *ex, const char *key, size_t key_len,
+                                   const float *values, size_t n, tfn_error *err);
+
+/* Sets feature `key` to a bytes list of `n` strings (each copied). A string's data
+ * may be NULL when its len is 0. Same rules as tfn_example_set_int64s. */
+TFN_API int tfn_example_set_bytes(tfn_example *ex, const char *key, size_t key_len,
+                                  const tfn_bytes *values, size_t n, tfn_error *err);
+
+/* Sets feature `key` to a kind-less `Feature()` (serialized as a map entry with an
+ * empty value; the TF parser treats it as missing). */
+TFN_API int tfn_example_set_none(tfn_example *ex, const char *key, size_t key_len,
+                                 tfn_error *err);
+
+/* Removes feature `key`. @return TFN_OK, or TFN_E_NOT_FOUND when it was not set. */
+TFN_API int tfn_example_remove(tfn_example *ex, const char *key, size_t key_len,
+                               tfn_error *err);
+
+/* Marks the `features` field as present even with no feature in it, so the example
+ * serializes to `0a 00` like `Example(features=Features())`. Setting any feature marks
+ * it too; tfn_example_clear() unmarks it. */
+TFN_API void tfn_example_mark_features(tfn_example *ex);
+
+/* Number of features. */
+TFN_API size_t tfn_example_size(const tfn_example *ex);
+
+/* The i-th feature, in insertion order (a decoded example: first-seen order of the
+ * keys). @return TFN_OK, or TFN_E_INVALID_ARG when i >= size. */
+TFN_API int tfn_example_at(const tfn_example *ex, size_t i, tfn_feature *out);
+
+/* Looks up feature `key`. @return TFN_OK, or TFN_E_NOT_FOUND (not an error worth a
+ * message: err is left untouched). */
+TFN_API int tfn_example_find(const tfn_example *ex, const char *key, size_t key_len,
+                             tfn_feature *out);
+
+/* Exact size in bytes of the serialized example. */
+TFN_API size_t tfn_example_serialized_size(const tfn_example *ex);
+
+/* Serializes into a caller buffer, byte-identical to protobuf's
+ * SerializeToString(deterministic=True): map entries sorted by key bytes, packed
+ * numeric lists, negative int64 as 10-byte varints.
+ * @param written  receives the bytes written; on TFN_E_BUF_TOO_SMALL the size needed.
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL, TFN_E_LIMIT (over 2 GiB, as protobuf refuses),
+ *         TFN_E_INVALID_ARG, TFN_E_NOMEM (sorting scratch, first use only). */
+TFN_API int tfn_example_serialize(tfn_example *ex, void *dst, size_t cap, size_t *written,
+                                  tfn_error *err);
+
+/* Serializes into a buffer the example owns and grows as needed; *out stays valid
+ * until the next call that modifies or serializes `ex`. Same bytes and errors as
+ * tfn_example_serialize(). */
+TFN_API int tfn_example_serialize_owned(tfn_example *ex, const uint8_t **out, size_t *len,
+                                        tfn_error *err);
+
+/* Decode flags. */
+enum {
+    TFN_DECODE_DEFAULT = 0,
+    /* bytes values point into `src` instead of being copied; `src` must then outlive
+     * the example's views. */
+    TFN_DECODE_BORROW = 1
+};
+
+/* Replaces the content of `ex` with the decoded serialized Example, following
+ * protobuf's semantics (what tf.train.Example.FromString gives): packed and unpacked
+ * lists both accepted and merged, a key seen twice keeps the last entry, a Feature
+ * with several kinds keeps the last, unknown fields are skipped, concatenated
+ * messages merge. For TensorFlow's parse_example rules use tfn_parser instead.
+ * @return TFN_OK, TFN_E_CORRUPT (message names the offset and what was expected),
+ *         TFN_E_NOMEM, TFN_E_INVALID_ARG. On error `ex` is left empty. */
+TFN_API int tfn_example_decode(tfn_example *ex, const void *src, size_t len,
+                               unsigned flags, tfn_error *err);
+
+/* ==================================================================================
+ * MARK: Columnar batch encoding
+ *
+ * Builds N serialized Examples from whole columns in one call, with no allocation per
+ * example: the fast path behind the Python bindings' column writer.
+ * ================================================================================== */
+
+/* One feature's values for all N examples.
+ * Numeric columns (dtype TFN_INT64, TFN_INT32 -> written as int64; TFN_FLOAT32,
+ * TFN_FLOAT64 -> written as float32):
+ *   - dense:  row_splits == NULL, `values` holds N * width elements row-major
+ *             (example i owns values[i*width .. (i+1)*width));
+ *   - ragged: row_splits holds N+1 non-decreasing offsets into `values`, starting at
+ *             0; example i owns values[row_splits[i] .. row_splits[i+1]).
+ * Bytes columns (dtype TFN_BYTES): `values` is one buffer holding every string back
+ * to back and `byte_offsets` holds (number of strings + 1) offsets into it; strings
+ * are then assigned to examples by width or row_splits exactly as numeric values are.
+ * The same column may not appear twice (duplicate keys are TFN_E_INVALID_ARG). */
+typedef struct tfn_column {
+    const char *key;
+    size_t key_len;
+    int dtype; /* a tfn_dtype */
+    const void *values;
+    size_t width;
+    const int64_t *row_splits;
+    const int64_t *byte_offsets;
+} tfn_column;
+
+/* Computes the serialized size of each of the n examples.
+ * @param sizes  n entries, may be NULL; @param total receives the sum (may be NULL).
+ * @return TFN_OK, TFN_E_INVALID_ARG (bad column: message names it and the example),
+ *         TFN_E_LIMIT. */
+TFN_API int tfn_encode_columns_size(const tfn_column *columns, size_t ncolumns, size_t n,
+                                    uint64_t *sizes, uint64_t *total, tfn_error *err);
+
+/* Serializes the n examples back to back into dst. Example i is
+ * dst[offsets[i] .. offsets[i+1]); `offsets` has n+1 entries (may be NULL).
+ * Bytes are identical to building each example with tfn_example_set_* and
+ * tfn_example_serialize().
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL (*written = needed total), TFN_E_INVALID_ARG,
+ *         TFN_E_LIMIT, TFN_E_NOMEM (scratch for sorting keys, once per call). */
+TFN_API int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n,
+                               void *dst, size_t cap, uint64_t *offsets, size_t *written,
+                               tfn_error *err);
+
+/* ==================================================================================
+ * MARK: Parsing with FixedLenFeature / FixedLenSequenceFeature specs
+ *
+ * tfn_spec_new() compiles feature configs once (validating them with TensorFlow's
+ * rules and messages); a tfn_parser is a reusable per-thread context that parses one
+ * or many serialized Examples against a spec with the semantics of TensorFlow's fast
+ * parser (tf.io.parse_single_example / tf.io.parse_example), straight into dense,
+ * row-major caller buffers.
+ *
+ * Two steps, so that the caller can size its buffers:
+ *   1. tfn_parser_scan(): finds every configured feature in every example, checks
+ *      kinds and counts, and reports the first error exactly as TensorFlow would;
+ *   2. tfn_parser_fill(): decodes the values into the outputs.
+ * tfn_parser_parse() does both when the buffers are already big enough.
+ * ================================================================================== */
+
+typedef enum tfn_feature_type {
+    TFN_FIXED_LEN = 0,          /* tf.io.FixedLenFeature */
+    TFN_FIXED_LEN_SEQUENCE = 1  /* tf.io.FixedLenSequenceFeature */
+} tfn_feature_type;
+
+/* One feature to parse. `shape` holds `rank` dimensions; a dimension of -1 means
+ * unknown (None), which is only there to produce TensorFlow's messages: FixedLen
+ * needs every dimension known, FixedLenSequence needs its inner (row) shape known.
+ *   default_value:
+ *     FixedLen: NULL/0 = required; else exactly prod(shape) elements of `dtype`
+ *               (int64_t, float, or tfn_bytes), copied into the spec;
+ *     FixedLenSequence: NULL/0 = pad with 0 / 0.0 / b""; else exactly 1 element, the
+ *               padding value.
+ *   out_dtype: TFN_DTYPE_NONE (same as dtype), or TFN_INT32 for an int64 feature
+ *     (values range-checked at fill time, for TPUs).
+ *   allow_missing: must be non-zero for FixedLenSequence, as TensorFlow requires. */
+typedef struct tfn_feature_config {
+    const char *key;
+    size_t key_len;
+    int type;  /* a tfn_feature_type */
+    int dtype; /* TFN_INT64, TFN_FLOAT32 or TFN_BYTES */
+    int out_dtype;
+    const int64_t *shape;
+    size_t rank;
+    const void *default_value;
+    size_t default_count;
+    int allow_missing;
+} tfn_feature_config;
+
+typedef struct tfn_spec tfn_spec;
+typedef struct tfn_parser tfn_parser;
+
+/* Compiles n configs (copied: the caller may free them afterwards).
+ * Errors carry TensorFlow's Python-layer texts, e.g. "Missing shape for feature a.",
+ * "First dimension of shape for feature a unknown. Consider using
+ * FixedLenSequenceFeature.", "Unsupported: FixedLenSequenceFeature requires
+ * allow_missing to be True.", and err->record_index = the index of the bad config.
+ * @return TFN_OK, TFN_E_INVALID_ARG (bad config, duplicate key, n == 0: "Missing
+ *         features."), TFN_E_TYPE (unsupported dtype), TFN_E_NOMEM.
+ * Threads: the compiled spec is immutable; share it freely. */
+TFN_API int tfn_spec_new(const tfn_feature_config *configs, size_t n, const tfn_alloc *alc,
+                         tfn_spec **out, tfn_error *err);
+
+/* Frees a spec. It must outlive every parser made from it. NULL is accepted. */
+TFN_API void tfn_spec_free(tfn_spec *spec);
+
+/* Number of features in the spec; feature indices below follow the order of the
+ * configs given to tfn_spec_new(). */
+TFN_API size_t tfn_spec_size(const tfn_spec *spec);
+
+/* Elements in one row of feature j: prod(shape) for FixedLen, prod(shape) of one
+ * sequence step for FixedLenSequence (1 for a scalar step). */
+TFN_API size_t tfn_spec_stride(const tfn_spec *spec, size_t j);
+
+/* New parser bound to `spec` (which must outlive it). NULL when memory runs out.
+ * Threads: one thread at a time per parser. */
+TFN_API tfn_parser *tfn_parser_new(const tfn_spec *spec, const tfn_alloc *alc);
+
+/* Frees a parser. NULL is accepted. */
+TFN_API void tfn_parser_free(tfn_parser *p);
+
+/* Scan flags. */
+enum {
+    TFN_PARSE_BATCH = 0,  /* errors as tf.io.parse_example: "Name: .., Key: .., Index: i." */
+    TFN_PARSE_SINGLE = 1  /* errors as tf.io.parse_single_example (n must be 1) */
+};
+
+/* Step 1: scans n serialized Examples (views stay borrowed: the records must stay
+ * alive and unchanged until the last fill of this scan).
+ * @param names  n example names used in messages, or NULL for "<unknown>".
+ * @return TFN_OK, or the first error TensorFlow would report (smallest failing
+ *         example; within it, TF's order) with its exact text in err->msg and
+ *         err->record_index = the example index:
+ *         TFN_E_CORRUPT ("Could not parse example input, value: '...'" and "Can't
+ *         parse serialized Example"), TFN_E_TYPE ("Data types don't match"),
+ *         TFN_E_INVALID_ARG (wrong value counts), TFN_E_NOT_FOUND (required feature
+ *         missing), TFN_E_NOMEM. */
+TFN_API int tfn_parser_scan(tfn_parser *p, const tfn_bytes *records, size_t n,
+                            const tfn_bytes *names, unsigned flags, tfn_error *err);
+
+/* After a successful scan: the longest FixedLenSequence row count of feature j in the
+ * batch (TensorFlow's padded length T), or 1 for FixedLen features. */
+TFN_API size_t tfn_parser_max_rows(const tfn_parser *p, size_t j);
+
+/* After a successful scan: the row count of feature j in example i (0 when missing). */
+TFN_API size_t tfn_parser_rows(const tfn_parser *p, size_t j, size_t i);
+
+/* Where feature j's values go.
+ *   values: row-major dense array of the feature's out dtype (int64_t, int32_t,
+ *     float, or tfn_bytes views into the records / the spec's default).
+ *     FixedLen: n * stride elements. FixedLenSequence: n * rows * stride, where
+ *     rows = max_rows if max_rows >= 0 (sequences are truncated to it, keeping the
+ *     first rows) else tfn_parser_max_rows(); short sequences are padded at the end
+ *     with the padding value.
+ *   capacity: number of elements `values` can hold (checked).
+ *   max_rows: -1 for TensorFlow's behaviour (pad to the batch's longest).
+ *   lengths: optional, n entries: the rows each example really had (before
+ *     truncation). mask: optional, n * rows bytes: 1 for a real row, 0 for padding.
+ * NULL values skip the feature. */
+typedef struct tfn_output {
+    void *values;
+    size_t capacity;
+    int64_t max_rows;
+    int64_t *lengths;
+    uint8_t *mask;
+} tfn_output;
+
+/* Step 2: decodes the scanned batch into outputs[0 .. tfn_spec_size()).
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL (a capacity is short: message names the
+ *         feature and the size needed), TFN_E_OUT_OF_RANGE (an int64 value does not
+ *         fit int32 output: message names feature, example and value),
+ *         TFN_E_INVALID_ARG (no successful scan before). */
+TFN_API int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err);
+
+/* Scan then fill, in one call. */
+TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
+                             const tfn_bytes *names, unsigned flags, const tfn_output *outputs,
+                             tfn_error *err);
+
+/* Copies n byte strings back to back into dst and writes n+1 offsets (offsets[0] = 0).
+ * Use it to turn the tfn_bytes views of a bytes feature into owned memory.
+ * @return TFN_OK, or TFN_E_BUF_TOO_SMALL with *needed = total bytes. */
+TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size_t cap,
+                               uint64_t *offsets, size_t *needed, tfn_error *err);
+
+/* TFN_SECTION_RECORD: CRC32C and TFRecord files go here. */
+
+/* TFN_SECTION_PAD: padding and bucketing go here. */
+
+/* TFN_CDEF_END */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFNANO_H */
