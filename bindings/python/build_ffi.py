@@ -1,0 +1,140 @@
+"""cffi builder for tfnano._native (API mode, out of line).
+
+Used by setup.py (`cffi_modules=["bindings/python/build_ffi.py:ffibuilder"]`), so
+`pip install .` needs no make step. The C library is compiled into the extension:
+every lib/*.c plus the generated lib/proto/example.pb.c, with nanopb's runtime from
+Debian/Ubuntu's libnanopb-dev merged in under renamed symbols (tfn__pb_*), exactly as
+the Makefile does, so the wheel needs no nanopb at run time. The cdef is cut from
+include/tfnano.h (bindings/python/cdef.py), so the binding and the header cannot
+drift.
+
+Paths are relative to the project root (the directory holding setup.py): setuptools
+then keeps its object files inside build/.
+
+Environment:
+  NANOPB_A   path of libprotobuf-nanopb.a (default: searched in /usr/lib/*/ ...)
+  TFN_CFLAGS extra compiler flags (e.g. "-O3 -march=native")
+"""
+import glob
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+from cffi import FFI
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from cdef import read_cdef  # noqa: E402
+
+NANOPB_HELP = (
+    "tfnano: nanopb's runtime library (libprotobuf-nanopb.a) was not found.\n"
+    "  Debian/Ubuntu (also Colab and Kaggle):  apt-get install -y libnanopb-dev\n"
+    "  (from a notebook cell: !apt-get -qq install -y libnanopb-dev)\n"
+    "  or point NANOPB_A at a libprotobuf-nanopb.a built with -fPIC and its headers\n"
+    "  (pb.h, pb_encode.h, pb_decode.h) on the include path (NANOPB_INC)."
+)
+ZLIB_HELP = (
+    "tfnano: zlib's development files (zlib.h) were not found.\n"
+    "  Debian/Ubuntu:  apt-get install -y zlib1g-dev"
+)
+
+
+_ABSOLUTE = False  # ffi.compile() (used by `python build_ffi.py`) runs in a temp dir
+
+
+def _rel(path):
+    return os.path.abspath(path) if _ABSOLUTE else os.path.relpath(path, ROOT)
+
+
+def find_nanopb_archive():
+    env = os.environ.get("NANOPB_A")
+    if env:
+        if not os.path.isfile(env):
+            raise RuntimeError("NANOPB_A=%s does not exist\n%s" % (env, NANOPB_HELP))
+        return env
+    pattern = ("/usr/lib/*/libprotobuf-nanopb.a", "/usr/lib/libprotobuf-nanopb.a",
+               "/usr/local/lib/libprotobuf-nanopb.a")
+    for pat in pattern:
+        hits = sorted(glob.glob(pat))
+        if hits:
+            return hits[0]
+    raise RuntimeError(NANOPB_HELP)
+
+
+def _nanopb_include():
+    inc = os.environ.get("NANOPB_INC", "/usr/include")
+    if not os.path.isfile(os.path.join(inc, "pb.h")):
+        raise RuntimeError("pb.h not found in %s\n%s" % (inc, NANOPB_HELP))
+    return inc
+
+
+def _check_zlib(inc_dirs):
+    for d in inc_dirs + ["/usr/include", "/usr/local/include"]:
+        if os.path.isfile(os.path.join(d, "zlib.h")):
+            return
+    raise RuntimeError(ZLIB_HELP)
+
+
+def renamed_nanopb_object(archive, out_dir):
+    """Merges the archive into one relocatable object and renames its pb_* symbols to
+    tfn__pb_* (lib/nanopb.syms), matching `-include lib/nanopb_rename.h`."""
+    os.makedirs(out_dir, exist_ok=True)
+    merged = os.path.join(out_dir, "nanopb-merged.o")
+    out = os.path.join(out_dir, "nanopb.o")
+    ld = os.environ.get("LD", "ld")
+    objcopy = os.environ.get("OBJCOPY", "objcopy")
+    for tool in (ld, objcopy):
+        if shutil.which(tool) is None:
+            raise RuntimeError("tfnano: `%s` (binutils) is needed to build: "
+                               "apt-get install -y binutils" % tool)
+    syms = os.path.join(ROOT, "lib", "nanopb.syms")
+    subprocess.check_call([ld, "-r", "--whole-archive", archive, "-o", merged])
+    subprocess.check_call([objcopy, "--redefine-syms=" + syms, merged, out])
+    os.remove(merged)
+    return out
+
+
+def lib_sources():
+    srcs = sorted(glob.glob(os.path.join(ROOT, "lib", "*.c")))
+    srcs.append(os.path.join(ROOT, "lib", "proto", "example.pb.c"))
+    return [_rel(s) for s in srcs]
+
+
+def make_builder(extra_sources=(), module="tfnano._native"):
+    nanopb_inc = _nanopb_include()
+    _check_zlib([nanopb_inc])
+    obj_dir = os.path.join(ROOT, "build", "cffi-nanopb")
+    nanopb_obj = renamed_nanopb_object(find_nanopb_archive(), obj_dir)
+
+    ffi = FFI()
+    ffi.cdef(read_cdef())
+    extra = shlex.split(os.environ.get("TFN_CFLAGS", ""))
+    ffi.set_source(
+        module,
+        '#include "tfnano.h"\n',
+        sources=lib_sources() + list(extra_sources),
+        include_dirs=[_rel(os.path.join(ROOT, d)) for d in ("include", "lib", "lib/proto")]
+        + [nanopb_inc],
+        extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden",
+                            "-include", _rel(os.path.join(ROOT, "lib", "nanopb_rename.h"))]
+        + extra,
+        extra_objects=[_rel(nanopb_obj)],
+        libraries=["z", "m"],
+    )
+    return ffi
+
+
+if os.getcwd() != ROOT:
+    # setuptools runs builders from the project root; anything else (e.g. importing
+    # this file from a test) still gets root-relative paths right.
+    os.chdir(ROOT)
+
+ffibuilder = make_builder()
+
+if __name__ == "__main__":
+    # Developer shortcut: build tfnano/_native*.so next to the sources.
+    _ABSOLUTE = True
+    make_builder().compile(tmpdir=os.path.join(ROOT, "build", "cffi-inplace"), verbose=True)

@@ -1,0 +1,120 @@
+"""numpy-backed stand-ins for TensorFlow's eager tensors.
+
+``Tensor`` is a numpy array (a plain ndarray subclass: every numpy function takes it)
+with TensorFlow's ``.numpy()`` added, so notebook code such as
+``parsed["x"].numpy()`` runs unchanged. ``constant`` and ``cast`` follow
+TensorFlow's dtype rules (Python ints become int32, Python floats float32, text
+becomes bytes)."""
+import numpy as np
+
+from . import dtypes as _dt
+
+
+class Tensor(np.ndarray):
+    """A numpy array that also answers TensorFlow's tensor methods."""
+
+    def numpy(self):
+        a = self.view(np.ndarray)
+        return a[()] if a.ndim == 0 else a
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def rank(self):
+        return self.ndim
+
+
+def as_tensor(a):
+    """Views an ndarray as a Tensor (no copy)."""
+    return a.view(Tensor)
+
+
+def _to_bytes_array(arr):
+    out = np.empty(arr.shape, dtype=object)
+    flat_in = arr.reshape(-1)
+    flat_out = out.reshape(-1)
+    for i, v in enumerate(flat_in):
+        if isinstance(v, str):
+            v = v.encode("utf-8")
+        elif isinstance(v, np.str_):
+            v = str(v).encode("utf-8")
+        elif isinstance(v, (bytes, np.bytes_)):
+            v = bytes(v)
+        else:
+            raise TypeError("Failed to convert elements of %r to Tensor of dtype string."
+                            % (arr,))
+        flat_out[i] = v
+    return out
+
+
+def _infer(value):
+    """TensorFlow's conversion of a Python/numpy value without an explicit dtype."""
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        arr = np.asarray(value)
+        if arr.dtype.kind in "SUO":
+            return _to_bytes_array(arr)
+        return arr
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind in "SUO":
+        return _to_bytes_array(arr)
+    if kind == "i":
+        if arr.size and (arr.min() < -2**31 or arr.max() >= 2**31):
+            return arr.astype(np.int64)
+        return arr.astype(np.int32)
+    if kind == "f":
+        return arr.astype(np.float32)
+    if kind == "c":
+        return arr.astype(np.complex128)
+    return arr
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """``tf.constant``: a Tensor from a Python or numpy value."""
+    if dtype is None:
+        arr = _infer(value)
+    else:
+        dt = _dt.as_dtype(dtype)
+        if dt is _dt.string:
+            arr = _to_bytes_array(np.asarray(value, dtype=object))
+        else:
+            src = np.asarray(value)
+            if src.dtype.kind == "f" and dt.is_integer:
+                raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
+                                % (value, dt.name))
+            arr = np.asarray(value, dtype=dt.as_numpy_dtype)
+    if shape is not None:
+        shape = tuple(int(s) for s in (shape if np.iterable(shape) else (shape,)))
+        if arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shape).copy()
+        else:
+            n = int(np.prod(shape))
+            if n != arr.size:
+                raise TypeError("Eager execution of tf.constant with unsupported shape. "
+                                "Tensor %s (converted from %r) has %d elements, but got "
+                                "`shape` %s with %d elements)."
+                                % (arr, value, arr.size, shape, n))
+            arr = arr.reshape(shape)
+    return as_tensor(arr if arr.flags.c_contiguous else arr.copy())
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    if isinstance(value, Tensor) and dtype is None:
+        return value
+    return constant(value, dtype=dtype)
+
+
+def cast(x, dtype, name=None):
+    """``tf.cast``: numeric conversion (float to int truncates toward zero)."""
+    dt = _dt.as_dtype(dtype)
+    arr = x if isinstance(x, np.ndarray) else _infer(x)
+    if dt is _dt.string or arr.dtype == object:
+        if dt is _dt.string and arr.dtype == object:
+            return as_tensor(np.asarray(arr))
+        from .errors import UnimplementedError
+        raise UnimplementedError(None, None, "Cast %s to %s is not supported"
+                                 % (_dt.as_dtype(arr.dtype).name, dt.name))
+    if dt.is_bool:
+        return as_tensor(np.asarray(arr != 0))
+    return as_tensor(np.asarray(arr).astype(dt.as_numpy_dtype))

@@ -1,0 +1,977 @@
+"""``tf.train``: Example, Features, Feature, BytesList, FloatList, Int64List.
+
+Pure-Python message classes with protobuf's construction rules and error texts
+(those of the upb backend TensorFlow ships), serialized and parsed by the C library:
+``SerializeToString()`` gives the bytes of protobuf's ``deterministic=True`` (keys
+sorted), ``FromString`` / ``ParseFromString`` follow protobuf's decoding rules.
+
+Numeric lists keep numpy arrays inside, so building from numpy is cheap:
+``Int64List(value=np_array)`` checks the dtype once instead of every value.
+"""
+import operator
+
+import numpy as np
+
+from . import _ffi
+
+ffi = _ffi.ffi
+lib = _ffi.lib
+
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+
+class DecodeError(Exception):
+    """protobuf's ``google.protobuf.message.DecodeError``."""
+
+
+class EncodeError(Exception):
+    """protobuf's ``google.protobuf.message.EncodeError``."""
+
+
+# ----------------------------------------------------------------- value checks
+
+def _check_int(v, field):
+    if v.__class__ is bool or isinstance(v, (bool, np.bool_)):
+        raise TypeError("Field %s: Expected an int, got a boolean." % field)
+    i = operator.index(v)  # TypeError "'float' object cannot be interpreted as an integer"
+    if i < _INT64_MIN or i > _INT64_MAX:
+        raise ValueError("Value out of range: %d" % i)
+    return i
+
+
+def _check_float(v, field):
+    if isinstance(v, (str, bytes)) or v is None:
+        raise TypeError("must be real number, not %s" % type(v).__name__)
+    return float(v)
+
+
+def _check_bytes(v, field):
+    if v.__class__ is bytes:
+        return v
+    if isinstance(v, bytes):  # np.bytes_ and other bytes subclasses
+        return bytes(v)
+    raise TypeError("expected bytes, %s found" % type(v).__name__)
+
+
+def _int64_array(values, field):
+    """Validated int64 numpy array from any iterable (protobuf's rules)."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        k = values.dtype.kind
+        if k == "i":
+            return values.astype(np.int64, copy=True)
+        if k == "u":
+            if values.size and values.max() > _INT64_MAX:
+                raise ValueError("Value out of range: %d" % int(values.max()))
+            return values.astype(np.int64)
+    elif isinstance(values, (list, tuple)):
+        if set(map(type, values)) <= {int}:
+            try:
+                return np.array(values, dtype=np.int64)
+            except OverflowError:
+                pass
+    elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError("must assign iterable")
+    out = [_check_int(v, field) for v in values]
+    return np.array(out, dtype=np.int64)
+
+
+def _float_array(values, field):
+    if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "fiub":
+        with np.errstate(over="ignore"):
+            return values.astype(np.float32, copy=True)
+    if isinstance(values, (list, tuple)):
+        if set(map(type, values)) <= {float, int}:
+            try:
+                with np.errstate(over="ignore"):
+                    return np.array(values, dtype=np.float64).astype(np.float32)
+            except OverflowError:
+                pass
+    elif isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError("must assign iterable")
+    out = [_check_float(v, field) for v in values]
+    with np.errstate(over="ignore"):
+        return np.array(out, dtype=np.float64).astype(np.float32)
+
+
+def _bytes_list(values, field):
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError("must assign iterable")
+    if isinstance(values, (list, tuple)) and set(map(type, values)) <= {bytes}:
+        return list(values)
+    return [_check_bytes(v, field) for v in values]
+
+
+# ----------------------------------------------------------------- text format
+
+def _escape(b):
+    out = []
+    for c in b:
+        if c == 0x0A:
+            out.append("\\n")
+        elif c == 0x0D:
+            out.append("\\r")
+        elif c == 0x09:
+            out.append("\\t")
+        elif c == 0x22:
+            out.append('\\"')
+        elif c == 0x27:
+            out.append("\\'")
+        elif c == 0x5C:
+            out.append("\\\\")
+        elif 0x20 <= c < 0x7F:
+            out.append(chr(c))
+        else:
+            out.append("\\%03o" % c)
+    return "".join(out)
+
+
+def _fmt_float(x):
+    f = float(x)
+    if f != f:
+        return "nan"
+    if f in (float("inf"), float("-inf")):
+        return "inf" if f > 0 else "-inf"
+    s = repr(np.float32(f)) if hasattr(np, "float32") else repr(f)
+    s = str(np.float32(f))
+    if s.endswith(".0"):
+        s = s[:-2]
+    return s
+
+
+# ----------------------------------------------------------------- containers
+
+class RepeatedScalarContainer:
+    """protobuf's repeated scalar field: a list that checks what goes into it.
+    Numeric values live in a numpy array until a per-item edit needs a list."""
+
+    __slots__ = ("_items", "_owner", "_kind")
+
+    def __init__(self, owner, kind, items):
+        self._owner = owner
+        self._kind = kind  # "int64", "float" or "bytes"
+        self._items = items
+
+    # conversions
+    def _checked(self, values):
+        field = self._owner._FIELD
+        if self._kind == "int64":
+            return _int64_array(values, field)
+        if self._kind == "float":
+            return _float_array(values, field)
+        return _bytes_list(values, field)
+
+    def _check_one(self, v):
+        field = self._owner._FIELD
+        if self._kind == "int64":
+            return _check_int(v, field)
+        if self._kind == "float":
+            return float(np.float32(_check_float(v, field)))
+        return _check_bytes(v, field)
+
+    def _as_list(self):
+        if isinstance(self._items, np.ndarray):
+            self._items = self._items.tolist()
+        return self._items
+
+    def _touch(self):
+        self._owner._modified()
+
+    def _array(self):
+        """The values as an int64/float32 ndarray (numeric kinds)."""
+        it = self._items
+        if isinstance(it, np.ndarray):
+            return it
+        dt = np.int64 if self._kind == "int64" else np.float32
+        arr = np.array(it, dtype=dt)
+        self._items = arr
+        return arr
+
+    # list protocol
+    def __len__(self):
+        return len(self._items)
+
+    def __iter__(self):
+        it = self._items
+        return iter(it.tolist() if isinstance(it, np.ndarray) else it)
+
+    def __getitem__(self, i):
+        it = self._items
+        if isinstance(it, np.ndarray):
+            r = it[i]
+            return r.tolist()
+        return it[i]
+
+    def __setitem__(self, i, v):
+        items = self._as_list()
+        if isinstance(i, slice):
+            items[i] = [self._check_one(x) for x in v]
+        else:
+            items[i] = self._check_one(v)
+        self._touch()
+
+    def __delitem__(self, i):
+        del self._as_list()[i]
+        self._touch()
+
+    def append(self, v):
+        v = self._check_one(v)
+        self._as_list().append(v)
+        self._touch()
+
+    def extend(self, values):
+        if values is None:
+            return
+        new = self._checked(values)
+        if len(self._items) == 0 and not isinstance(new, list):
+            self._items = new
+        elif isinstance(self._items, np.ndarray) and isinstance(new, np.ndarray):
+            self._items = np.concatenate([self._items, new])
+        else:
+            self._as_list().extend(new.tolist() if isinstance(new, np.ndarray) else new)
+        self._touch()
+
+    def insert(self, i, v):
+        self._as_list().insert(i, self._check_one(v))
+        self._touch()
+
+    def pop(self, i=-1):
+        r = self._as_list().pop(i)
+        self._touch()
+        return r
+
+    def remove(self, v):
+        self._as_list().remove(v)
+        self._touch()
+
+    def sort(self, *args, **kwargs):
+        self._as_list().sort(*args, **kwargs)
+
+    def reverse(self):
+        self._as_list().reverse()
+
+    def MergeFrom(self, other):
+        self.extend(other)
+
+    def __eq__(self, other):
+        if other is self:
+            return True
+        if isinstance(other, RepeatedScalarContainer):
+            return list(self) == list(other)
+        try:
+            return list(self) == list(other)
+        except TypeError:
+            return NotImplemented
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    __hash__ = None
+
+    def __repr__(self):
+        return repr(list(self))
+
+
+# ----------------------------------------------------------------- messages
+
+class Message:
+    """Common behaviour of the tf.train message classes."""
+
+    __slots__ = ("_parent_hook", "__weakref__")
+    DESCRIPTOR = None
+
+    def _modified(self):
+        hook = self._parent_hook
+        if hook is not None:
+            self._parent_hook = None
+            hook(self)
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented if not isinstance(other, Message) else False
+        return self._key() == other._key()
+
+    def __ne__(self, other):
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    __hash__ = None
+
+    def __str__(self):
+        lines = []
+        self._text(lines, "")
+        return "".join(lines)
+
+    def __repr__(self):
+        return self.__str__()
+
+    def __reduce__(self):
+        return (type(self).FromString, (self.SerializeToString(),))
+
+    def __deepcopy__(self, memo=None):
+        c = type(self)()
+        c.CopyFrom(self)
+        return c
+
+    def __copy__(self):
+        return self.__deepcopy__()
+
+    @classmethod
+    def FromString(cls, s):
+        m = cls()
+        m.ParseFromString(s)
+        return m
+
+    def MergeFromString(self, s):
+        other = type(self).FromString(s)
+        self.MergeFrom(other)
+        return len(s)
+
+    def CopyFrom(self, other):
+        if type(other) is not type(self):
+            raise TypeError("Parameter to CopyFrom() must be instance of same class: "
+                            "expected %s got %s." % (type(self), type(other)))
+        if other is self:
+            return
+        self.Clear()
+        self.MergeFrom(other)
+
+    def ByteSize(self):
+        return len(self.SerializeToString())
+
+    def IsInitialized(self):
+        return True
+
+    def ListFields(self):
+        return [(name, getattr(self, name)) for name in self._FIELDS if self.HasField(name)]
+
+    def HasField(self, name):
+        raise ValueError('Protocol message %s has no singular "%s" field.'
+                         % (type(self).__name__, name))
+
+    def ClearField(self, name):
+        if name not in self._FIELDS:
+            raise ValueError('Protocol message %s has no "%s" field.'
+                             % (type(self).__name__, name))
+        self._clear_field(name)
+
+    def _init_fields(self, kwargs):
+        for name, value in kwargs.items():
+            if name not in self._FIELDS:
+                raise ValueError('Protocol message %s has no "%s" field.'
+                                 % (type(self).__name__, name))
+            if value is None:
+                continue
+            self._init_field(name, value)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+            return
+        if name in self._FIELDS:
+            kind = "repeated field" if self._REPEATED else "message field"
+            if self._REPEATED:
+                raise AttributeError('Assignment not allowed to map, or repeated field '
+                                     '"%s" in protocol message object.' % name)
+            raise AttributeError('Assignment not allowed to %s "%s" in protocol message '
+                                 'object.' % (kind, name))
+        raise AttributeError('Protocol message has no "%s" field.' % name)
+
+    def _serialize_via_example(self):
+        raise NotImplementedError
+
+
+class _ListMessage(Message):
+    __slots__ = ("_value",)
+    _FIELDS = ("value",)
+    _REPEATED = True
+    _KIND = None
+
+    def __init__(self, value=None, **kwargs):
+        self._parent_hook = None
+        empty = [] if self._KIND == "bytes" else np.empty(
+            0, np.int64 if self._KIND == "int64" else np.float32)
+        self._value = RepeatedScalarContainer(self, self._KIND, empty)
+        if kwargs:
+            self._init_fields(kwargs)
+        if value is not None:
+            if isinstance(value, RepeatedScalarContainer):
+                value = list(value)
+            self._value._items = self._value._checked(value)
+
+    @property
+    def value(self):
+        return self._value
+
+    def _init_field(self, name, value):
+        self._value.extend(value)
+
+    def _key(self):
+        return list(self._value)
+
+    def Clear(self):
+        self._value._items = [] if self._KIND == "bytes" else self._value._checked([])
+
+    def _clear_field(self, name):
+        self.Clear()
+
+    def MergeFrom(self, other):
+        if type(other) is not type(self):
+            raise TypeError("Parameter to MergeFrom() must be instance of same class: "
+                            "expected %s got %s." % (type(self), type(other)))
+        self._value.extend(list(other._value) if self._KIND == "bytes"
+                           else other._value._array())
+
+    def HasField(self, name):
+        raise ValueError('Protocol message %s has no singular "%s" field.'
+                         % (type(self).__name__, name))
+
+    def _text(self, lines, ind):
+        for v in self._value:
+            lines.append("%svalue: %s\n" % (ind, self._fmt(v)))
+
+    def SerializeToString(self, deterministic=None):
+        # A list message is the body of a one-feature Example's Feature: serialize
+        # that and cut the list out (cheap and always consistent with the C encoder).
+        f = Feature()
+        f._kind = self._LIST_FIELD
+        f._lists[self._LIST_FIELD] = self
+        body = f.SerializeToString()
+        return body[_skip_len(body, 1):]
+
+    def ParseFromString(self, s):
+        f = Feature()
+        f.ParseFromString(_wrap(1 if self._KIND == "bytes" else
+                                (2 if self._KIND == "float" else 3), s))
+        self.Clear()
+        got = f._lists.get(self._LIST_FIELD)
+        if got is not None:
+            self._value._items = got._value._items
+        return len(s)
+
+
+class BytesList(_ListMessage):
+    """``tf.train.BytesList(value=[b"...", ...])``: bytes only (``str`` is a TypeError)."""
+    __slots__ = ()
+    _KIND = "bytes"
+    _FIELD = "tensorflow.BytesList.value"
+    _LIST_FIELD = "bytes_list"
+
+    @staticmethod
+    def _fmt(v):
+        return '"%s"' % _escape(v)
+
+
+class FloatList(_ListMessage):
+    """``tf.train.FloatList(value=[...])``: float32 values (ints and floats accepted)."""
+    __slots__ = ()
+    _KIND = "float"
+    _FIELD = "tensorflow.FloatList.value"
+    _LIST_FIELD = "float_list"
+    _fmt = staticmethod(_fmt_float)
+
+
+class Int64List(_ListMessage):
+    """``tf.train.Int64List(value=[...])``: ints in int64 range (a float is a TypeError,
+    an out-of-range int a ValueError)."""
+    __slots__ = ()
+    _KIND = "int64"
+    _FIELD = "tensorflow.Int64List.value"
+    _LIST_FIELD = "int64_list"
+
+    @staticmethod
+    def _fmt(v):
+        return str(v)
+
+
+_LIST_CLASSES = {"bytes_list": BytesList, "float_list": FloatList, "int64_list": Int64List}
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _wrap(field, payload):
+    return bytes([(field << 3) | 2]) + _varint(len(payload)) + payload
+
+
+def _skip_len(buf, pos):
+    while buf[pos] & 0x80:
+        pos += 1
+    return pos + 1
+
+
+class Feature(Message):
+    """``tf.train.Feature``: one of ``bytes_list``, ``float_list``, ``int64_list``."""
+    __slots__ = ("_kind", "_lists")
+    _FIELDS = ("bytes_list", "float_list", "int64_list")
+    _REPEATED = False
+
+    def __init__(self, **kwargs):
+        self._parent_hook = None
+        self._kind = None
+        self._lists = {}
+        if kwargs:
+            self._init_fields(kwargs)
+
+    def _init_field(self, name, value):
+        cls = _LIST_CLASSES[name]
+        if isinstance(value, dict):
+            value = cls(**value)
+        elif not isinstance(value, cls):
+            raise TypeError("Parameter to initialize message field must be dict or "
+                            "instance of same class: expected %s got %s."
+                            % (cls, type(value)))
+        else:
+            copy = cls()
+            copy._value._items = (list(value._value._items)
+                                  if isinstance(value._value._items, list)
+                                  else value._value._items.copy())
+            value = copy
+        self._set_list(name, value)
+
+    def _set_list(self, name, lst):
+        lst._parent_hook = None
+        self._lists = {name: lst}
+        self._kind = name
+        self._modified()
+
+    def _get_list(self, name):
+        if self._kind == name:
+            return self._lists[name]
+        lst = self._lists.get(name)
+        if lst is None:
+            lst = _LIST_CLASSES[name]()
+            lst._parent_hook = lambda child, name=name: self._set_list(name, child)
+            self._lists[name] = lst
+        return lst
+
+    bytes_list = property(lambda self: self._get_list("bytes_list"))
+    float_list = property(lambda self: self._get_list("float_list"))
+    int64_list = property(lambda self: self._get_list("int64_list"))
+
+    def WhichOneof(self, group):
+        if group != "kind":
+            raise ValueError('Protocol message has no oneof "%s" field.' % group)
+        return self._kind
+
+    def HasField(self, name):
+        if name == "kind":
+            return self._kind is not None
+        if name not in self._FIELDS:
+            raise ValueError('Protocol message Feature has no field %s.' % name)
+        return self._kind == name
+
+    def _clear_field(self, name):
+        if self._kind == name:
+            self._kind = None
+            self._lists = {}
+
+    def Clear(self):
+        self._kind = None
+        self._lists = {}
+
+    def MergeFrom(self, other):
+        if type(other) is not type(self):
+            raise TypeError("Parameter to MergeFrom() must be instance of same class: "
+                            "expected %s got %s." % (type(self), type(other)))
+        if other._kind is not None:
+            mine = self._get_list(other._kind)
+            mine.MergeFrom(other._lists[other._kind])
+            if self._kind != other._kind:
+                self._set_list(other._kind, mine)
+        self._modified()
+
+    def _key(self):
+        if self._kind is None:
+            return (None,)
+        return (self._kind, list(self._lists[self._kind]._value))
+
+    def _text(self, lines, ind):
+        if self._kind is not None:
+            lines.append("%s%s {\n" % (ind, self._kind))
+            self._lists[self._kind]._text(lines, ind + "  ")
+            lines.append("%s}\n" % ind)
+
+    def SerializeToString(self, deterministic=None):
+        ex = Example()
+        ex.features.feature[""].CopyFrom(self)
+        data = ex.SerializeToString()
+        # Example > Features entry > value: skip three headers and the key "".
+        pos = _skip_len(data, 1)
+        pos = _skip_len(data, pos + 1)
+        pos += 2  # key field: 0a 00
+        pos = _skip_len(data, pos + 1)
+        return data[pos:]
+
+    def ParseFromString(self, s):
+        s = bytes(s)
+        body = _wrap(1, b"\x0a\x00" + _wrap(2, s))
+        ex = Example.FromString(_wrap(1, body))
+        self.Clear()
+        f = ex.features.feature.get("")
+        if f is not None and f._kind is not None:
+            self._set_list(f._kind, f._lists[f._kind])
+        return len(s)
+
+
+class _FeatureMap:
+    """protobuf's message map ``Features.feature``: str key -> Feature; reading a
+    missing key creates it, as protobuf does."""
+
+    __slots__ = ("_d", "_owner")
+
+    def __init__(self, owner):
+        self._d = {}
+        self._owner = owner
+
+    @staticmethod
+    def _key(k):
+        if isinstance(k, str):
+            return k
+        if isinstance(k, bytes):
+            try:
+                return k.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError("%r has type bytes, but isn't valid UTF-8 encoding. "
+                                 "Non-UTF-8 strings must be converted to unicode "
+                                 "objects before being added." % (k,)) from None
+        raise TypeError("bad argument type for built-in operation")
+
+    def __getitem__(self, k):
+        k = self._key(k)
+        f = self._d.get(k)
+        if f is None:
+            f = Feature()
+            self._d[k] = f
+            self._owner._modified()
+        return f
+
+    def get(self, k, default=None):
+        return self._d.get(self._key(k), default)
+
+    def get_or_create(self, k):
+        return self[k]
+
+    def __setitem__(self, k, v):
+        raise ValueError("May not set values directly, call my_map[key].foo = 5")
+
+    def __delitem__(self, k):
+        del self._d[self._key(k)]
+
+    def __contains__(self, k):
+        try:
+            return self._key(k) in self._d
+        except TypeError:
+            return False
+
+    def __len__(self):
+        return len(self._d)
+
+    def __iter__(self):
+        return iter(list(self._d))
+
+    def keys(self):
+        return self._d.keys()
+
+    def values(self):
+        return self._d.values()
+
+    def items(self):
+        return self._d.items()
+
+    def clear(self):
+        self._d.clear()
+
+    def update(self, other):
+        for k, v in (other.items() if hasattr(other, "items") else other):
+            self[k].CopyFrom(v)
+
+    def MergeFrom(self, other):
+        for k, v in other.items():
+            self[k].CopyFrom(v)
+
+    def __eq__(self, other):
+        if isinstance(other, _FeatureMap):
+            return self._d == other._d
+        try:
+            return self._d == dict(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "{%s}" % ", ".join("%r: %s" % (k, str(v).strip() or "")
+                                  for k, v in self._d.items())
+
+
+class Features(Message):
+    """``tf.train.Features(feature={"key": Feature, ...})``."""
+    __slots__ = ("_feature",)
+    _FIELDS = ("feature",)
+    _REPEATED = True
+
+    def __init__(self, **kwargs):
+        self._parent_hook = None
+        self._feature = _FeatureMap(self)
+        if kwargs:
+            self._init_fields(kwargs)
+
+    def _init_field(self, name, value):
+        if not hasattr(value, "items"):
+            raise TypeError("bad argument type for built-in operation")
+        m = self._feature
+        for k, v in value.items():
+            if isinstance(v, dict):
+                v = Feature(**v)
+            elif not isinstance(v, Feature):
+                raise TypeError("Parameter to CopyFrom() must be instance of same class: "
+                                "expected %s got %s." % (Feature, type(v)))
+            m[k].CopyFrom(v)
+        self._modified()
+
+    @property
+    def feature(self):
+        return self._feature
+
+    def _key(self):
+        return {k: v._key() for k, v in self._feature._d.items()}
+
+    def Clear(self):
+        self._feature._d.clear()
+
+    def _clear_field(self, name):
+        self.Clear()
+
+    def MergeFrom(self, other):
+        if type(other) is not type(self):
+            raise TypeError("Parameter to MergeFrom() must be instance of same class: "
+                            "expected %s got %s." % (type(self), type(other)))
+        for k, v in other._feature._d.items():
+            self._feature[k].MergeFrom(v)
+        self._modified()
+
+    def _text(self, lines, ind):
+        for k, f in self._feature._d.items():
+            lines.append('%sfeature {\n%s  key: "%s"\n%s  value {\n'
+                         % (ind, ind, _escape(k.encode("utf-8")), ind))
+            f._text(lines, ind + "    ")
+            lines.append("%s  }\n%s}\n" % (ind, ind))
+
+    def SerializeToString(self, deterministic=None):
+        data = Example(features=self).SerializeToString()
+        return data[_skip_len(data, 1):] if data else b""
+
+    def ParseFromString(self, s):
+        s = bytes(s)
+        ex = Example.FromString(_wrap(1, s))
+        self.Clear()
+        self._feature._d = ex.features._feature._d
+        self._feature._owner = self
+        return len(s)
+
+
+class Example(Message):
+    """``tf.train.Example(features=tf.train.Features(feature={...}))``."""
+    __slots__ = ("_features", "_has_features")
+    _FIELDS = ("features",)
+    _REPEATED = False
+
+    def __init__(self, **kwargs):
+        self._parent_hook = None
+        self._has_features = False
+        self._features = self._child()
+        if kwargs:
+            self._init_fields(kwargs)
+
+    def _child(self):
+        f = Features()
+        f._parent_hook = self._child_modified
+        return f
+
+    def _child_modified(self, child):
+        self._has_features = True
+
+    def _init_field(self, name, value):
+        if isinstance(value, dict):
+            value = Features(**value)
+        elif not isinstance(value, Features):
+            raise TypeError("Parameter to initialize message field must be dict or "
+                            "instance of same class: expected %s got %s."
+                            % (Features, type(value)))
+        self._features.MergeFrom(value)
+        self._has_features = True
+
+    @property
+    def features(self):
+        return self._features
+
+    def HasField(self, name):
+        if name != "features":
+            raise ValueError('Protocol message Example has no field %s.' % name)
+        return self._has_features
+
+    def _clear_field(self, name):
+        self.Clear()
+
+    def Clear(self):
+        self._features = self._child()
+        self._has_features = False
+
+    def MergeFrom(self, other):
+        if type(other) is not type(self):
+            raise TypeError("Parameter to MergeFrom() must be instance of same class: "
+                            "expected %s got %s." % (type(self), type(other)))
+        if other._has_features:
+            self._features.MergeFrom(other._features)
+            self._has_features = True
+
+    def _key(self):
+        return (self._has_features, self._features._key())
+
+    def _text(self, lines, ind):
+        if self._has_features:
+            lines.append("%sfeatures {\n" % ind)
+            self._features._text(lines, ind + "  ")
+            lines.append("%s}\n" % ind)
+
+    def SerializeToString(self, deterministic=None):
+        """protobuf's ``SerializeToString(deterministic=True)`` bytes (keys sorted);
+        the ``deterministic`` argument is accepted and ignored."""
+        ex = _scratch_example()
+        lib.tfn_example_clear(ex)
+        if self._has_features:
+            lib.tfn_example_mark_features(ex)
+        err = _ffi.new_error()
+        keep = []
+        for k, f in self._features._feature._d.items():
+            kb = k.encode("utf-8")
+            kind = f._kind
+            if kind is None:
+                rc = lib.tfn_example_set_none(ex, kb, len(kb), err)
+            elif kind == "int64_list":
+                arr = f._lists[kind]._value._array()
+                rc = lib.tfn_example_set_int64s(ex, kb, len(kb),
+                                                ffi.from_buffer("int64_t[]", arr),
+                                                len(arr), err)
+            elif kind == "float_list":
+                arr = f._lists[kind]._value._array()
+                rc = lib.tfn_example_set_floats(ex, kb, len(kb),
+                                                ffi.from_buffer("float[]", arr),
+                                                len(arr), err)
+            else:
+                vals = f._lists[kind]._value._items
+                views = _bytes_views(vals, keep)
+                rc = lib.tfn_example_set_bytes(ex, kb, len(kb), views, len(vals), err)
+            if rc < 0:
+                _ffi.check(rc, err)
+        out = ffi.new("const uint8_t **")
+        n = ffi.new("size_t *")
+        rc = lib.tfn_example_serialize_owned(ex, out, n, err)
+        if rc < 0:
+            if rc == lib.TFN_E_LIMIT:
+                raise ValueError("Message tensorflow.Example exceeds maximum protobuf "
+                                 "size of 2GB: %d" % lib.tfn_example_serialized_size(ex))
+            _ffi.check(rc, err)
+        return ffi.buffer(out[0], n[0])[:]
+
+    def ParseFromString(self, s):
+        """Replaces the content with the decoded bytes (protobuf semantics)."""
+        try:
+            buf = ffi.from_buffer(s)
+        except TypeError:
+            raise TypeError("a bytes-like object is required, not '%s'"
+                            % type(s).__name__) from None
+        ex = _scratch_example()
+        err = _ffi.new_error()
+        rc = lib.tfn_example_decode(ex, buf, len(buf), 0, err)
+        if rc < 0:
+            if rc == lib.TFN_E_NOMEM:
+                raise MemoryError(_ffi.message(err))
+            raise DecodeError("Error parsing message with type 'tensorflow.Example'")
+        self.Clear()
+        _fill_from_native(self, ex, len(buf))
+        return len(buf)
+
+
+def _bytes_views(vals, keep):
+    n = len(vals)
+    views = ffi.new("tfn_bytes[]", n)
+    for i, v in enumerate(vals):
+        if v:
+            b = ffi.from_buffer(v)
+            keep.append(b)
+            views[i].data = b
+        views[i].len = len(v)
+    return views
+
+
+def _fill_from_native(msg, ex, nbytes):
+    n = lib.tfn_example_size(ex)
+    feats = msg._features._feature._d
+    if n or nbytes:
+        msg._has_features = _native_has_features(ex, n, nbytes)
+    view = ffi.new("tfn_feature *")
+    for i in range(n):
+        lib.tfn_example_at(ex, i, view)
+        key = ffi.buffer(view.key, view.key_len)[:].decode("utf-8", "surrogateescape") \
+            if view.key_len else ""
+        f = Feature()
+        kind = view.kind
+        cnt = view.count
+        if kind == lib.TFN_KIND_INT64:
+            lst = Int64List()
+            if cnt:
+                lst._value._items = np.frombuffer(
+                    ffi.buffer(view.int64s, cnt * 8), dtype=np.int64).copy()
+            f._kind, f._lists = "int64_list", {"int64_list": lst}
+        elif kind == lib.TFN_KIND_FLOAT:
+            lst = FloatList()
+            if cnt:
+                lst._value._items = np.frombuffer(
+                    ffi.buffer(view.floats, cnt * 4), dtype=np.float32).copy()
+            f._kind, f._lists = "float_list", {"float_list": lst}
+        elif kind == lib.TFN_KIND_BYTES:
+            lst = BytesList()
+            bs = view.bytes
+            lst._value._items = [ffi.buffer(bs[j].data, bs[j].len)[:] if bs[j].len else b""
+                                 for j in range(cnt)]
+            f._kind, f._lists = "bytes_list", {"bytes_list": lst}
+        feats[key] = f
+
+
+def _native_has_features(ex, n, nbytes):
+    # Any feature implies presence; an empty Features message serializes to 0a 00.
+    return n > 0 or lib.tfn_example_serialized_size(ex) > 0
+
+
+_SCRATCH = None
+
+
+def _scratch_example():
+    """One tfn_example per thread, reused (its arena keeps its memory)."""
+    global _SCRATCH
+    import threading
+    if _SCRATCH is None:
+        _SCRATCH = threading.local()
+    ex = getattr(_SCRATCH, "ex", None)
+    if ex is None:
+        ex = ffi.gc(lib.tfn_example_new(ffi.NULL), lib.tfn_example_free)
+        if ex == ffi.NULL:
+            raise MemoryError("tfn_example_new")
+        _SCRATCH.ex = ex
+    return ex
+
+
+__all__ = ["Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
+           "DecodeError", "EncodeError"]
