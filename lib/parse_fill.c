@@ -1,0 +1,252 @@
+/* parse_fill.c - step 2 of parsing: decode the values the scan located into dense,
+ * row-major outputs (int64 / int32 / float / bytes views), with defaults for missing
+ * FixedLen features and padding for FixedLenSequence ones. */
+#include "example_internal.h"
+#include "parse_internal.h"
+
+/* ---- decoding one slot's values into `out` (at most `max` values) ---- */
+
+static const uint8_t *int64_next(const uint8_t *q, const uint8_t *end, bool packed, uint64_t *v)
+{
+    if (!packed)
+        q++; /* the 08 tag before each unpacked value */
+    if (TFN_LIKELY(*q < 0x80)) {
+        *v = *q;
+        return q + 1;
+    }
+    return tfn__get_varint(q, end, v);
+}
+
+static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
+{
+    const uint8_t *q = s->data;
+    for (size_t i = 0; i < max; i++) {
+        uint64_t v = 0;
+        q = int64_next(q, s->end, s->packed, &v);
+        out[i] = (int64_t)v;
+    }
+}
+
+/* Returns the index of the first value out of int32 range, or SIZE_MAX. */
+static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad)
+{
+    const uint8_t *q = s->data;
+    for (size_t i = 0; i < max; i++) {
+        uint64_t v = 0;
+        q = int64_next(q, s->end, s->packed, &v);
+        int64_t x = (int64_t)v;
+        if (TFN_UNLIKELY(x < INT32_MIN || x > INT32_MAX)) {
+            *bad = x;
+            return i;
+        }
+        out[i] = (int32_t)x;
+    }
+    return SIZE_MAX;
+}
+
+static void decode_float(const tfn__slot *s, float *out, size_t max)
+{
+    if (s->packed) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(out, s->data, max * 4);
+#else
+        for (size_t i = 0; i < max; i++)
+            out[i] = tfn__bits_float(tfn__load_le32(s->data + 4 * i));
+#endif
+        return;
+    }
+    for (size_t i = 0; i < max; i++)
+        out[i] = tfn__bits_float(tfn__load_le32(s->data + 5 * i + 1));
+}
+
+static void decode_bytes(const tfn__slot *s, tfn_bytes *out, size_t max)
+{
+    const uint8_t *q = s->data;
+    for (size_t i = 0; i < max; i++) {
+        uint64_t len = 0;
+        q = tfn__get_varint(q + 1, s->end, &len); /* 0a <len> <bytes> */
+        out[i].data = q;
+        out[i].len = (size_t)len;
+        q += len;
+    }
+}
+
+static size_t out_elem_size(int out_dtype)
+{
+    switch (out_dtype) {
+    case TFN_INT64: return sizeof(int64_t);
+    case TFN_INT32: return sizeof(int32_t);
+    case TFN_FLOAT32: return sizeof(float);
+    default: return sizeof(tfn_bytes);
+    }
+}
+
+/* Writes `count` copies of the padding scalar (or zeros) at dst. */
+static void fill_padding(const tfn__dense *d, void *dst, size_t count)
+{
+    size_t es = out_elem_size(d->out_dtype);
+    if (!d->default_count) {
+        memset(dst, 0, count * es);
+        return;
+    }
+    uint8_t pad[sizeof(tfn_bytes)];
+    if (d->out_dtype == TFN_INT32) {
+        int32_t v = (int32_t) * (const int64_t *)d->default_value;
+        memcpy(pad, &v, sizeof v);
+    } else {
+        memcpy(pad, d->default_value, es);
+    }
+    uint8_t *p = dst;
+    for (size_t i = 0; i < count; i++, p += es)
+        memcpy(p, pad, es);
+}
+
+/* Copies a FixedLen default (stride elements) to dst. */
+static void copy_default(const tfn__dense *d, void *dst)
+{
+    if (d->out_dtype == TFN_INT32) {
+        const int64_t *src = d->default_value;
+        int32_t *o = dst;
+        for (size_t i = 0; i < d->stride; i++)
+            o[i] = (int32_t)src[i];
+        return;
+    }
+    memcpy(dst, d->default_value, d->stride * out_elem_size(d->out_dtype));
+}
+
+/* Decodes `values` values of slot s at dst; returns TFN_OK or an int32 range error. */
+static int decode_values(const tfn_parser *p, size_t j, size_t i, const tfn__slot *s, void *dst,
+                         size_t values, tfn_error *err)
+{
+    const tfn__dense *d = &p->spec->dense[j];
+    switch (d->out_dtype) {
+    case TFN_INT64:
+        decode_int64(s, dst, values);
+        return TFN_OK;
+    case TFN_INT32: {
+        int64_t bad = 0;
+        size_t at = decode_int32(s, dst, values, &bad);
+        if (at == SIZE_MAX)
+            return TFN_OK;
+        return tfn__fail_at(err, TFN_E_OUT_OF_RANGE, 0, i,
+                            "Key: %.*s, Index: %zu.  Value %lld at position %zu does not fit the "
+                            "int32 output (range -2147483648..2147483647); parse it as int64",
+                            (int)(d->key_len > 300 ? 300 : d->key_len), d->key, i,
+                            (long long)bad, at);
+    }
+    case TFN_FLOAT32:
+        decode_float(s, dst, values);
+        return TFN_OK;
+    default:
+        decode_bytes(s, dst, values);
+        return TFN_OK;
+    }
+}
+
+static int fill_feature(tfn_parser *p, size_t j, const tfn_output *o, tfn_error *err)
+{
+    const tfn__dense *d = &p->spec->dense[j];
+    size_t n = p->n, es = out_elem_size(d->out_dtype);
+    size_t rows = d->type == TFN_FIXED_LEN ? 1
+                  : o->max_rows >= 0       ? (size_t)o->max_rows
+                                           : p->max_rows[j];
+    size_t per_example, total;
+    if (!tfn__mul_size(rows, d->stride, &per_example) || !tfn__mul_size(per_example, n, &total))
+        return tfn__fail(err, TFN_E_LIMIT, "feature %s: output size overflows", d->key);
+    if (total > o->capacity)
+        return tfn__fail(err, TFN_E_BUF_TOO_SMALL,
+                         "output for feature %s holds %zu elements but %zu are needed "
+                         "(%zu examples x %zu rows x %zu values)",
+                         d->key, o->capacity, total, n, rows, d->stride);
+    uint8_t *base = o->values;
+    for (size_t i = 0; i < n; i++) {
+        const tfn__slot *s = &p->slots[i * p->spec->n + j];
+        uint8_t *dst = base + i * per_example * es;
+        if (d->type == TFN_FIXED_LEN) {
+            if (s->present) {
+                int rc = decode_values(p, j, i, s, dst, d->stride, err);
+                if (rc)
+                    return rc;
+            } else {
+                copy_default(d, dst);
+            }
+            if (o->lengths)
+                o->lengths[i] = 1;
+            if (o->mask)
+                o->mask[i] = 1;
+            continue;
+        }
+        size_t have = s->count / d->stride;
+        size_t keep = have < rows ? have : rows;
+        if (keep) {
+            int rc = decode_values(p, j, i, s, dst, keep * d->stride, err);
+            if (rc)
+                return rc;
+        }
+        if (keep < rows)
+            fill_padding(d, dst + keep * d->stride * es, (rows - keep) * d->stride);
+        if (o->lengths)
+            o->lengths[i] = (int64_t)have;
+        if (o->mask) {
+            memset(o->mask + i * rows, 1, keep);
+            memset(o->mask + i * rows + keep, 0, rows - keep);
+        }
+    }
+    return TFN_OK;
+}
+
+int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err)
+{
+    if (!p || !outputs)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_parser_fill: NULL argument");
+    if (!p->scanned)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "tfn_parser_fill needs a successful tfn_parser_scan first");
+    for (size_t j = 0; j < p->spec->n; j++) {
+        if (!outputs[j].values)
+            continue;
+        int rc = fill_feature(p, j, &outputs[j], err);
+        if (rc)
+            return rc;
+    }
+    return TFN_OK;
+}
+
+int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n, const tfn_bytes *names,
+                     unsigned flags, const tfn_output *outputs, tfn_error *err)
+{
+    int rc = tfn_parser_scan(p, records, n, names, flags, err);
+    if (rc)
+        return rc;
+    return tfn_parser_fill(p, outputs, err);
+}
+
+int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size_t cap,
+                       uint64_t *offsets, size_t *needed, tfn_error *err)
+{
+    if (!views && n)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "views is NULL but n is %zu", n);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!tfn__add_size(total, views[i].len, &total))
+            return tfn__fail(err, TFN_E_LIMIT, "byte strings too large to copy");
+    if (needed)
+        *needed = total;
+    if (total > cap)
+        return tfn__fail(err, TFN_E_BUF_TOO_SMALL,
+                         "buffer of %zu bytes is too small for %zu bytes of strings", cap, total);
+    if (total && !dst)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "dst is NULL");
+    uint8_t *q = dst;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (offsets)
+            offsets[i] = at;
+        if (views[i].len)
+            memcpy(q + at, views[i].data, views[i].len);
+        at += views[i].len;
+    }
+    if (offsets)
+        offsets[n] = at;
+    return TFN_OK;
+}
