@@ -133,7 +133,8 @@ static inline uint8_t *tfn__put_int32s(uint8_t *p, const int32_t *v, size_t n)
 static inline uint8_t *tfn__put_floats(uint8_t *p, const float *v, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, v, n * 4);
+    if (n)
+        memcpy(p, v, n * 4);
     return p + n * 4;
 #else
     for (size_t i = 0; i < n; i++, p += 4)

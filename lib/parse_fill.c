@@ -48,7 +48,8 @@ static void decode_float(const tfn__slot *s, float *out, size_t max)
 {
     if (s->packed) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy(out, s->data, max * 4);
+        if (max)
+            memcpy(out, s->data, max * 4);
 #else
         for (size_t i = 0; i < max; i++)
             out[i] = tfn__bits_float(tfn__load_le32(s->data + 4 * i));
