@@ -1,0 +1,155 @@
+"""keras ``pad_sequences`` (exact keras 3 semantics and errors) and the fast ``pad``
+returning (padded, mask, lengths). Ragged integer input is flattened once and
+padded in one vectorized pass instead of one numpy call per sequence."""
+import itertools
+
+import numpy as np
+
+
+def _flatten_fast(sequences):
+    """(flat values, lengths) when every sequence is a 1-D run of integers, else None."""
+    n = len(sequences)
+    if n == 0:
+        return None
+    if all(isinstance(s, np.ndarray) and s.ndim == 1 and s.dtype.kind in "iu"
+           for s in sequences):
+        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
+        flat = np.concatenate(sequences) if lengths.sum() else np.empty(0, np.int64)
+        return flat, lengths
+    if all(isinstance(s, (list, tuple)) for s in sequences):
+        types = set(map(type, itertools.chain.from_iterable(sequences)))
+        if types <= {int}:
+            lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
+            total = int(lengths.sum())
+            try:
+                flat = np.fromiter(itertools.chain.from_iterable(sequences),
+                                   dtype=np.int64, count=total)
+            except OverflowError:
+                return None
+            return flat, lengths
+    return None
+
+
+def _place(flat, lengths, maxlen, out, padding, truncating, mask=None):
+    """Writes each sequence's kept part into its row of `out` (vectorized)."""
+    n = len(lengths)
+    kept = np.minimum(lengths, maxlen)
+    starts = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        np.cumsum(lengths[:-1], out=starts[1:])
+    src = starts + (lengths - kept if truncating == "pre" else 0)
+    dst = (maxlen - kept) if padding == "pre" else np.zeros(n, dtype=np.int64)
+    total = int(kept.sum())
+    if total == 0:
+        return
+    rows = np.repeat(np.arange(n, dtype=np.int64), kept)
+    first = np.cumsum(kept) - kept
+    within = np.arange(total, dtype=np.int64) - np.repeat(first, kept)
+    cols = np.repeat(dst, kept) + within
+    out[rows, cols] = flat[np.repeat(src, kept) + within]
+    if mask is not None:
+        mask[rows, cols] = True
+
+
+def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
+                  truncating="pre", value=0.0):
+    """``keras.utils.pad_sequences``: pads/truncates to a common length (default: the
+    longest); padding and truncating "pre" (default) or "post"."""
+    if not hasattr(sequences, "__len__"):
+        raise ValueError("`sequences` must be iterable.")
+    num_samples = len(sequences)
+    fast = None
+    if (num_samples and not isinstance(value, str) and dtype is not object
+            and np.dtype(dtype).kind in "iuf"):
+        fast = _flatten_fast(sequences)
+    if fast is not None:
+        flat, lengths = fast
+        sample_shape = ()
+    else:
+        lengths = []
+        sample_shape = ()
+        flag = True
+        for x in sequences:
+            try:
+                lengths.append(len(x))
+                if flag and len(x):
+                    sample_shape = np.asarray(x).shape[1:]
+                    flag = False
+            except TypeError as e:
+                raise ValueError("`sequences` must be a list of iterables. "
+                                 "Found non-iterable: %s" % str(x)) from e
+    if maxlen is None:
+        maxlen = np.max(lengths)
+    is_dtype_str = np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.bytes_)
+    if isinstance(value, str) and dtype is not object and not is_dtype_str:
+        raise ValueError("`dtype` %s is not compatible with `value`'s type: %s\n"
+                         "You should set `dtype=object` for variable length strings."
+                         % (dtype, type(value)))
+    x = np.full((num_samples, maxlen) + tuple(sample_shape), value, dtype=dtype)
+    if fast is not None:
+        info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
+        in_range = info is None or not flat.size or (
+            flat.min() >= info.min and flat.max() <= info.max)
+        if in_range and int(maxlen) > 0 and padding in ("pre", "post") \
+                and truncating in ("pre", "post"):
+            _place(flat.astype(x.dtype, copy=False), lengths, int(maxlen), x,
+                   padding, truncating)
+            return x
+    for idx, s in enumerate(sequences):
+        if not len(s):
+            continue
+        if truncating == "pre":
+            trunc = s[-maxlen:]
+        elif truncating == "post":
+            trunc = s[:maxlen]
+        else:
+            raise ValueError('Truncating type "%s" not understood' % truncating)
+        trunc = np.asarray(trunc, dtype=dtype)
+        if trunc.shape[1:] != tuple(sample_shape):
+            raise ValueError("Shape of sample %s of sequence at position %s is different "
+                             "from expected shape %s"
+                             % (trunc.shape[1:], idx, tuple(sample_shape)))
+        if padding == "post":
+            x[idx, :len(trunc)] = trunc
+        elif padding == "pre":
+            x[idx, -len(trunc):] = trunc
+        else:
+            raise ValueError('Padding type "%s" not understood' % padding)
+    return x
+
+
+def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post",
+        value=0):
+    """The fast path: pads integer sequences (lists or 1-D arrays) in one pass.
+
+    Returns ``(padded, mask, lengths)``: padded is (n, maxlen) of `dtype`, mask is a
+    bool (n, maxlen) array, True where a real token is, lengths the int64 original
+    lengths (before truncation). maxlen=None pads to the longest. Defaults are
+    "post"/"post" (right padding, keep the start), as transformer models expect;
+    pass "pre" for keras' defaults.
+    """
+    if padding not in ("pre", "post"):
+        raise ValueError('Padding type "%s" not understood' % padding)
+    if truncating not in ("pre", "post"):
+        raise ValueError('Truncating type "%s" not understood' % truncating)
+    if not hasattr(sequences, "__len__"):
+        raise ValueError("`sequences` must be iterable.")
+    fast = _flatten_fast(sequences) if len(sequences) else (np.empty(0, np.int64),
+                                                            np.empty(0, np.int64))
+    if fast is None:
+        seqs = [np.asarray(s).reshape(-1) for s in sequences]
+        lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+        flat = np.concatenate(seqs) if seqs else np.empty(0)
+    else:
+        flat, lengths = fast
+    if maxlen is None:
+        maxlen = int(lengths.max()) if len(lengths) else 0
+    maxlen = int(maxlen)
+    if maxlen < 0:
+        raise ValueError("negative dimensions are not allowed")
+    out = np.full((len(lengths), maxlen), value, dtype=dtype)
+    mask = np.zeros((len(lengths), maxlen), dtype=np.bool_)
+    if maxlen:
+        _place(flat.astype(out.dtype, copy=False), lengths, maxlen, out, padding,
+               truncating, mask)
+    return out, mask, lengths

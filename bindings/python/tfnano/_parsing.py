@@ -1,0 +1,548 @@
+"""FixedLenFeature / FixedLenSequenceFeature, parse_example, parse_single_example, and
+the fast batch parser (int32 output, fused maxlen padding with masks, threads).
+
+Configs are validated here with TensorFlow's Python-layer rules and texts, compiled
+once into a C tfn_spec (cached), and parsed by a per-thread tfn_parser: one scan call
+and one fill call per batch, with the GIL released by cffi during both.
+"""
+import collections
+import threading
+
+import numpy as np
+
+from . import _ffi
+from . import dtypes as _dt
+from ._tensor import as_tensor
+
+ffi = _ffi.ffi
+lib = _ffi.lib
+
+
+class FixedLenFeature(collections.namedtuple(
+        "FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """``tf.io.FixedLenFeature(shape, dtype, default_value=None)``: a dense feature of
+    a fixed shape; without a default it is required."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """``tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=False,
+    default_value=None)``: a variable number of rows of `shape`, padded to the batch's
+    longest; ``allow_missing=True`` is required in parse_example."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """``tf.io.VarLenFeature`` (accepted for repr; parsing it is not supported)."""
+
+
+_NATIVE_DTYPE = {"int64": lib.TFN_INT64, "float32": lib.TFN_FLOAT32, "string": lib.TFN_BYTES}
+_NP_OUT = {lib.TFN_INT64: np.int64, lib.TFN_FLOAT32: np.float32, lib.TFN_INT32: np.int32}
+_TF_NAMES = {"float32": "float", "float64": "double", "int64": "int64", "string": "string"}
+
+
+def _as_shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return [None if d is None else int(d) for d in shape]
+
+
+class _Config:
+    """One validated feature: what tfn_spec_new needs, kept alive for the call."""
+    __slots__ = ("key", "kb", "seq", "dtype", "shape", "default", "out_dtype")
+
+
+def _default_array(key, value, dt, count, shape_for_msg):
+    if dt is _dt.string:
+        arr = np.asarray(value, dtype=object).reshape(-1)
+        vals = []
+        for v in arr:
+            if isinstance(v, str):
+                v = v.encode("utf-8")
+            elif not isinstance(v, bytes):
+                raise TypeError("Failed to convert elements of %r to Tensor. Consider "
+                                "casting elements to a supported type." % (value,))
+            vals.append(bytes(v))
+        flat = vals
+        n = len(vals)
+    else:
+        src = np.asarray(value)
+        if src.dtype.kind in "SUO":
+            raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
+                            % (value, dt.name))
+        if src.dtype.kind == "f" and dt.is_integer:
+            raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
+                            % (value, dt.name))
+        flat = np.ascontiguousarray(src, dtype=dt.as_numpy_dtype).reshape(-1)
+        n = flat.size
+    if n != count:
+        raise _invalid("Input to reshape is a tensor with %d values, but the requested "
+                       "shape has %d" % (n, count))
+    return flat
+
+
+def _invalid(msg):
+    from .errors import InvalidArgumentError
+    return InvalidArgumentError(None, None, msg)
+
+
+def _validate(features):
+    """TensorFlow's Python-side checks, in its order; returns [_Config] by sorted key."""
+    if not features:
+        raise ValueError("Argument `features` cannot be None or falsy. Got %s" % (features,))
+    # FixedLenSequenceFeature(allow_missing=False) is refused before anything else.
+    for key in sorted(features):
+        f = features[key]
+        if isinstance(f, FixedLenSequenceFeature) and not f.allow_missing:
+            raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
+                             "to be True.")
+    out = []
+    for key in sorted(features):
+        f = features[key]
+        if not isinstance(key, str):
+            raise TypeError("Feature keys must be str, got %r" % (key,))
+        if isinstance(f, VarLenFeature):
+            raise NotImplementedError("tfnano: VarLenFeature (sparse output) is not "
+                                      "supported; use FixedLenSequenceFeature(..., "
+                                      "allow_missing=True)")
+        if not isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
+            raise ValueError("Unsupported %s %s for key '%s'" % (type(f).__name__, f, key))
+        seq = isinstance(f, FixedLenSequenceFeature)
+        if not f.dtype:
+            raise ValueError("Missing type for feature %s. Received feature=%s." % (key, f))
+        if f.shape is None:
+            raise ValueError("Missing shape for feature %s. Received feature=%s." % (key, f))
+        shape = _as_shape(f.shape)
+        if not seq:
+            if shape and shape[0] is None:
+                raise ValueError("First dimension of shape for feature %s unknown. Consider "
+                                 "using FixedLenSequenceFeature. Received feature=%s."
+                                 % (key, f))
+            if any(d is None for d in shape):
+                raise ValueError("All dimensions of shape for feature %s need to be known "
+                                 "but received %s." % (key, f.shape))
+        dt = _dt.as_dtype(f.dtype)
+        if dt.name not in _NATIVE_DTYPE:
+            raise _invalid("Value for attr 'Tdense' of %s is not in the list of allowed "
+                           "values: float, int64, string" % _TF_NAMES.get(dt.name, dt.name))
+        if seq and any(d is None for d in shape):
+            raise _invalid("dense_shapes[%d] has unknown rank or unknown inner dimensions: "
+                           "[?,%s]" % (len(out), ",".join("?" if d is None else str(d)
+                                                          for d in shape)))
+        c = _Config()
+        c.key, c.kb, c.seq, c.dtype, c.shape = key, key.encode("utf-8"), seq, dt, shape
+        c.default = None
+        if f.default_value is not None:
+            count = 1 if seq else int(np.prod(shape, dtype=np.int64))
+            c.default = _default_array(key, f.default_value, dt, count, shape)
+        out.append(c)
+    return out
+
+
+class _Spec:
+    """A compiled tfn_spec plus the output layout of each feature."""
+
+    def __init__(self, configs, out_int32=(), maxlen=None, masks=False):
+        self.configs = configs
+        n = len(configs)
+        cfg = ffi.new("tfn_feature_config[]", n)
+        keep = []
+        self.out_dtype = []
+        for i, c in enumerate(configs):
+            k = ffi.new("char[]", c.kb)
+            keep.append(k)
+            cfg[i].key = k
+            cfg[i].key_len = len(c.kb)
+            cfg[i].type = lib.TFN_FIXED_LEN_SEQUENCE if c.seq else lib.TFN_FIXED_LEN
+            cfg[i].dtype = _NATIVE_DTYPE[c.dtype.name]
+            od = cfg[i].dtype
+            if od == lib.TFN_INT64 and c.key in out_int32:
+                od = lib.TFN_INT32
+            cfg[i].out_dtype = od if od != cfg[i].dtype else lib.TFN_DTYPE_NONE
+            self.out_dtype.append(od)
+            shp = ffi.new("int64_t[]", [(-1 if d is None else d) for d in c.shape] or [0])
+            keep.append(shp)
+            cfg[i].shape = shp
+            cfg[i].rank = len(c.shape)
+            cfg[i].allow_missing = 1 if c.seq else 0
+            if c.default is not None:
+                if c.dtype is _dt.string:
+                    views = ffi.new("tfn_bytes[]", max(1, len(c.default)))
+                    for j, b in enumerate(c.default):
+                        if b:
+                            bb = ffi.from_buffer(b)
+                            keep.append(bb)
+                            views[j].data = bb
+                        views[j].len = len(b)
+                    keep.append(views)
+                    cfg[i].default_value = views
+                else:
+                    buf = ffi.from_buffer(c.default)
+                    keep.append(c.default)
+                    keep.append(buf)
+                    cfg[i].default_value = buf
+                cfg[i].default_count = len(c.default)
+        out = ffi.new("tfn_spec **")
+        err = _ffi.new_error()
+        rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
+        if rc < 0:
+            _ffi.check(rc, err)
+        self.spec = ffi.gc(out[0], lib.tfn_spec_free)
+        self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
+        self.maxlen = maxlen
+        self.masks = masks
+        self._local = threading.local()
+
+    def parser(self):
+        p = getattr(self._local, "p", None)
+        if p is None:
+            p = lib.tfn_parser_new(self.spec, ffi.NULL)
+            if p == ffi.NULL:
+                raise MemoryError("tfn_parser_new")
+            p = ffi.gc(p, lib.tfn_parser_free)
+            self._local.p = p
+        return p
+
+
+_CACHE = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def _freeze(v):
+    if v is None:
+        return None
+    if isinstance(v, np.ndarray):
+        return (v.dtype.str, v.shape, v.tobytes() if v.dtype != object else repr(v.tolist()))
+    try:
+        hash(v)
+        return ("h", type(v).__name__, v)
+    except TypeError:
+        return ("r", repr(v))
+
+
+def _spec_key(features, out_int32, maxlen, masks):
+    items = []
+    for k in features:
+        f = features[k]
+        try:
+            shape = tuple(f.shape) if isinstance(f.shape, (list, tuple)) else f.shape
+            fields = (type(f).__name__, shape, str(f.dtype),
+                      getattr(f, "allow_missing", None), _freeze(f.default_value))
+        except Exception:
+            return None
+        items.append((k, fields))
+    items.sort(key=lambda kv: str(kv[0]))
+    return (tuple(items), tuple(sorted(out_int32)), maxlen, masks)
+
+
+def get_spec(features, out_int32=(), maxlen=None, masks=False):
+    key = _spec_key(features, out_int32, maxlen, masks) if features else None
+    if key is not None:
+        with _CACHE_LOCK:
+            s = _CACHE.get(key)
+            if s is not None:
+                _CACHE.move_to_end(key)
+                return s
+    s = _Spec(_validate(features), out_int32, maxlen, masks)
+    if key is not None:
+        with _CACHE_LOCK:
+            _CACHE[key] = s
+            while len(_CACHE) > 64:
+                _CACHE.popitem(last=False)
+    return s
+
+
+# ----------------------------------------------------------------- record views
+
+class _Records:
+    """n serialized records as a tfn_bytes array (and what keeps their memory alive)."""
+
+    __slots__ = ("views", "n", "keep")
+
+    def __init__(self, serialized):
+        if isinstance(serialized, _Records):
+            self.views, self.n, self.keep = serialized.views, serialized.n, serialized.keep
+            return
+        joined = getattr(serialized, "_tfn_joined", None)
+        if joined is not None:  # a RecordBatch from TFRecordDataset: one buffer + offsets
+            data, offsets = joined()
+            self._from_joined(data, offsets)
+            return
+        items = serialized
+        if isinstance(items, np.ndarray):
+            items = items.reshape(-1).tolist() if items.ndim else [items[()]]
+        elif not isinstance(items, list):
+            items = list(items)
+        n = len(items)
+        for i, x in enumerate(items):
+            if x.__class__ is not bytes:
+                if isinstance(x, str):
+                    items[i] = x.encode("utf-8")
+                elif isinstance(x, (bytes, bytearray, memoryview, np.bytes_)):
+                    items[i] = bytes(x)
+                else:
+                    raise TypeError("Expected bytes serialized Examples, got %s"
+                                    % type(x).__name__)
+                if items is serialized:
+                    items = list(items)
+        lengths = np.fromiter(map(len, items), dtype=np.int64, count=n)
+        data = b"".join(items)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        self._from_joined(data, offsets)
+
+    def _from_joined(self, data, offsets):
+        n = len(offsets) - 1
+        self.n = n
+        buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
+        base = int(ffi.cast("uintptr_t", buf))
+        pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
+        pairs[:n, 0] = base + offsets[:-1].astype(np.uint64)
+        pairs[:n, 1] = np.diff(offsets).astype(np.uint64)
+        self.views = ffi.cast("tfn_bytes *", ffi.from_buffer(pairs))
+        self.keep = (data, buf, pairs)
+
+
+def _names_views(names, n):
+    if names is None:
+        return ffi.NULL, None
+    names = np.asarray(names, dtype=object).reshape(-1).tolist()
+    if len(names) != n:
+        raise _invalid("Expected names have the same shape as serialized: name.shape=[%d], "
+                       "serialized.shape=[%d]" % (len(names), n))
+    r = _Records([x if isinstance(x, (bytes, str)) else str(x) for x in names])
+    return r.views, r
+
+
+# ----------------------------------------------------------------- parse
+
+_INVALID = {rc: None for rc in ()}
+
+
+def _parse_err(rc, err):
+    from .errors import InvalidArgumentError
+    over = {lib.TFN_E_CORRUPT: InvalidArgumentError, lib.TFN_E_TYPE: InvalidArgumentError,
+            lib.TFN_E_NOT_FOUND: InvalidArgumentError, lib.TFN_E_INVALID_ARG:
+            InvalidArgumentError, lib.TFN_E_OUT_OF_RANGE: InvalidArgumentError}
+    return _ffi.exception(rc, err, over)
+
+
+def _bytes_objects(views_arr, count):
+    """tfn_bytes views (a uint64 (count, 2) array) -> numpy object array of bytes."""
+    out = np.empty(count, dtype=object)
+    if count == 0:
+        return out
+    lens = views_arr[:, 1].astype(np.int64)
+    total = int(lens.sum())
+    buf = bytearray(total)
+    offs = np.zeros(count + 1, dtype=np.uint64)
+    needed = ffi.new("size_t *")
+    err = _ffi.new_error()
+    rc = lib.tfn_bytes_copy_out(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)), count,
+                                ffi.from_buffer(buf), total,
+                                ffi.cast("uint64_t *", ffi.from_buffer(offs)), needed, err)
+    _ffi.check(rc, err)
+    data = bytes(buf)
+    o = offs.tolist()
+    out[:] = [data[o[i]:o[i + 1]] for i in range(count)]
+    return out
+
+
+def run(spec, serialized, names=None, single=False, tensors=True):
+    """Scans and fills one batch; returns {key: array} (+ masks/lengths if asked)."""
+    recs = _Records(serialized)
+    n = recs.n
+    names_v, _keep_names = _names_views(names, n)
+    p = spec.parser()
+    err = _ffi.new_error()
+    flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
+    rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
+    if rc < 0:
+        raise _parse_err(rc, err)
+    configs = spec.configs
+    nf = len(configs)
+    outs = ffi.new("tfn_output[]", nf)
+    result = {}
+    keep = []
+    post = []
+    for j, c in enumerate(configs):
+        stride = spec.strides[j]
+        od = spec.out_dtype[j]
+        if c.seq:
+            rows = (spec.maxlen if spec.maxlen is not None
+                    else lib.tfn_parser_max_rows(p, j))
+            shape = (n, rows) + tuple(c.shape)
+            count = n * rows * stride
+            outs[j].max_rows = rows if spec.maxlen is not None else -1
+            if spec.masks:
+                mask = np.zeros((n, rows), dtype=np.bool_)
+                lengths = np.zeros(n, dtype=np.int64)
+                outs[j].mask = ffi.cast("uint8_t *", ffi.from_buffer(mask))
+                outs[j].lengths = ffi.cast("int64_t *", ffi.from_buffer(lengths))
+                keep.append((mask, lengths))
+                result[c.key + "_mask"] = mask
+                result[c.key + "_length"] = lengths
+        else:
+            shape = (n,) + tuple(c.shape)
+            count = n * stride
+            outs[j].max_rows = -1
+        if od == lib.TFN_BYTES:
+            views = np.zeros((max(count, 1), 2), dtype=np.uint64)
+            outs[j].values = ffi.from_buffer(views)
+            keep.append(views)
+            post.append((c.key, views, count, shape))
+        else:
+            arr = np.empty(shape, dtype=_NP_OUT[od])
+            outs[j].values = ffi.from_buffer(arr)
+            result[c.key] = arr
+        outs[j].capacity = count
+        keep.append(outs[j].values)
+    rc = lib.tfn_parser_fill(p, outs, err)
+    if rc < 0:
+        raise _parse_err(rc, err)
+    for key, views, count, shape in post:
+        result[key] = _bytes_objects(views[:count], count).reshape(shape)
+    del keep, recs
+    if single:
+        result = {k: v[0] for k, v in result.items()}
+    if tensors:
+        result = {k: as_tensor(v) for k, v in result.items()}
+    return result
+
+
+def parse_example(serialized, features, example_names=None, name=None):
+    """``tf.io.parse_example``: a batch (1-D) of serialized Examples -> {key: array}.
+    int64 -> int64, float -> float32, string -> object arrays of bytes."""
+    spec = get_spec(features)
+    if isinstance(serialized, (bytes, str)) or (
+            isinstance(serialized, np.ndarray) and serialized.ndim == 0):
+        # TensorFlow accepts a scalar too, giving outputs without the batch dimension.
+        item = serialized[()] if isinstance(serialized, np.ndarray) else serialized
+        return run(spec, [item], None if example_names is None else [example_names],
+                   single=True)
+    if isinstance(serialized, np.ndarray) and serialized.ndim > 1:
+        raise ValueError("Shape must be rank 1 but is rank %d" % serialized.ndim)
+    return run(spec, serialized, example_names)
+
+
+def parse_single_example(serialized, features, example_names=None, name=None):
+    """``tf.io.parse_single_example``: one serialized Example -> {key: array}."""
+    if not features:
+        raise ValueError("Invalid argument: features cannot be empty.")
+    if isinstance(serialized, np.ndarray):
+        if serialized.ndim != 0:
+            raise ValueError("Input serialized must be a scalar")
+        serialized = serialized[()]
+    elif isinstance(serialized, (list, tuple)):
+        raise ValueError("Input serialized must be a scalar")
+    spec = get_spec(features)
+    return run(spec, [serialized], None if example_names is None else [example_names],
+               single=True)
+
+
+class Parser:
+    """The fast path: a compiled feature spec that parses whole batches straight into
+    numpy arrays, in one C call per batch with the GIL released.
+
+    Args:
+      features: {key: FixedLenFeature | FixedLenSequenceFeature}, as for parse_example.
+      int32: True to output every int64 feature as int32 (values range-checked), or a
+        collection of keys to do it for.
+      maxlen: pad or truncate every FixedLenSequenceFeature to this many rows (keeping
+        the first rows) instead of the batch's longest.
+      masks: also return ``key + "_mask"`` (bool, (n, rows)) and ``key + "_length"``
+        (int64, real rows before truncation) for each FixedLenSequenceFeature.
+      num_threads: split big batches over this many threads (each with its own C
+        parser; the GIL is released while they run).
+    """
+
+    def __init__(self, features, int32=False, maxlen=None, masks=False, num_threads=1):
+        if int32 is True:
+            keys = tuple(k for k, f in features.items()
+                         if _dt.as_dtype(f.dtype) is _dt.int64)
+        elif not int32:
+            keys = ()
+        else:
+            keys = tuple(int32)
+        if maxlen is not None and int(maxlen) < 0:
+            raise ValueError("maxlen must be >= 0, got %r" % (maxlen,))
+        self._spec = get_spec(features, keys, None if maxlen is None else int(maxlen),
+                              bool(masks))
+        self.num_threads = max(1, int(num_threads or 1))
+        self._pool = None
+
+    def parse(self, serialized, names=None):
+        """Parses a batch of serialized Examples -> {key: ndarray}."""
+        if self.num_threads > 1 and names is None:
+            recs = _Records(serialized)
+            if recs.n >= 64 * self.num_threads:
+                return self._parse_threads(recs)
+            return run(self._spec, recs, names, tensors=False)
+        return run(self._spec, serialized, names, tensors=False)
+
+    __call__ = parse
+
+    def _parse_threads(self, recs):
+        from concurrent.futures import ThreadPoolExecutor
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.num_threads)
+        n, k = recs.n, self.num_threads
+        bounds = [n * i // k for i in range(k + 1)]
+        chunks = []
+        for i in range(k):
+            sub = _Records.__new__(_Records)
+            sub.n = bounds[i + 1] - bounds[i]
+            sub.views = recs.views + bounds[i]
+            sub.keep = recs.keep
+            chunks.append(sub)
+        try:
+            parts = list(self._pool.map(lambda r: run(self._spec, r, tensors=False), chunks))
+        except Exception:
+            # Re-run in one piece so that the message names the batch-wide index.
+            return run(self._spec, recs, tensors=False)
+        return _concat_parts(self._spec, parts)
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def _concat_parts(spec, parts):
+    out = {}
+    for key in parts[0]:
+        arrs = [p[key] for p in parts]
+        if arrs[0].ndim >= 2 and any(a.shape[1:] != arrs[0].shape[1:] for a in arrs):
+            rows = max(a.shape[1] for a in arrs)
+            padded = []
+            for a in arrs:
+                if a.shape[1] < rows:
+                    fill = _pad_value(spec, key, a)
+                    pad = np.full((a.shape[0], rows - a.shape[1]) + a.shape[2:], fill,
+                                  dtype=a.dtype)
+                    a = np.concatenate([a, pad], axis=1)
+                padded.append(a)
+            arrs = padded
+        out[key] = np.concatenate(arrs)
+    return out
+
+
+def _pad_value(spec, key, a):
+    if key.endswith("_mask"):
+        return False
+    for c in spec.configs:
+        if c.key == key and c.default is not None:
+            return c.default[0]
+    return b"" if a.dtype == object else 0
+
+
+def parse_batch(serialized, features, int32=False, maxlen=None, masks=False,
+                num_threads=1, names=None):
+    """One-shot form of :class:`Parser` (the compiled spec is cached)."""
+    return Parser(features, int32=int32, maxlen=maxlen, masks=masks,
+                  num_threads=num_threads).parse(serialized, names)

@@ -1,0 +1,45 @@
+"""``tf.io``: feature configs, Example parsing, TFRecord writing, gfile."""
+import glob as _glob
+import os as _os
+
+from ._parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
+                       parse_example, parse_single_example)
+from ._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
+                      TFRecordWriter, tf_record_iterator)
+
+
+class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
+    """``tf.io.gfile`` for local paths (and anything Python's own functions accept)."""
+
+    @staticmethod
+    def glob(pattern):
+        """Paths matching a pattern (or a list of patterns), sorted like TensorFlow's."""
+        pats = [pattern] if isinstance(pattern, (str, bytes, _os.PathLike)) else pattern
+        out = []
+        for p in pats:
+            p = _os.fsdecode(p)
+            out.extend(_glob.glob(p))
+        return sorted(set(out))
+
+    exists = staticmethod(_os.path.exists)
+    isdir = staticmethod(_os.path.isdir)
+    listdir = staticmethod(_os.listdir)
+    remove = staticmethod(_os.remove)
+    rename = staticmethod(lambda src, dst, overwrite=False: _os.replace(src, dst)
+                          if overwrite or not _os.path.exists(dst)
+                          else (_ for _ in ()).throw(FileExistsError(dst)))
+
+    @staticmethod
+    def makedirs(path):
+        _os.makedirs(path, exist_ok=True)
+
+    mkdir = staticmethod(_os.mkdir)
+
+    @staticmethod
+    def GFile(name, mode="r"):  # noqa: N802
+        return open(name, mode)
+
+
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
+           "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
+           "TFRecordWriter", "tf_record_iterator", "gfile"]
