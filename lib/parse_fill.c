@@ -6,40 +6,139 @@
 
 /* ---- decoding one slot's values into `out` (at most `max` values) ---- */
 
-static const uint8_t *int64_next(const uint8_t *q, const uint8_t *end, bool packed, uint64_t *v)
+/* One varint of a run the scan validated (so it ends before the run does): the one-
+ * to three-byte cases that token ids take are unrolled. */
+static inline const uint8_t *varint_at(const uint8_t *q, const uint8_t *end, uint64_t *v)
 {
-    if (!packed)
-        q++; /* the 08 tag before each unpacked value */
-    if (TFN_LIKELY(*q < 0x80)) {
-        *v = *q;
+    uint64_t b0 = q[0];
+    if (TFN_LIKELY(b0 < 0x80)) {
+        *v = b0;
         return q + 1;
+    }
+    uint64_t b1 = q[1];
+    if (b1 < 0x80) {
+        *v = (b0 & 0x7f) | (b1 << 7);
+        return q + 2;
+    }
+    uint64_t b2 = q[2];
+    if (b2 < 0x80) {
+        *v = (b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14);
+        return q + 3;
     }
     return tfn__get_varint(q, end, v);
 }
 
+static inline const uint8_t *int64_next(const uint8_t *q, const uint8_t *end, bool packed,
+                                        uint64_t *v)
+{
+    return varint_at(packed ? q : q + 1, end, v); /* unpacked values carry an 08 tag */
+}
+
+/* True when every value of a packed run is a single byte (masks, small ids). */
+static bool all_single_byte(const tfn__slot *s)
+{
+    return s->packed && (size_t)(s->end - s->data) == s->count;
+}
+
+/* Bulk decoding of a packed run, for varints of up to 4 bytes (token ids are a random
+ * mix of 1- to 3-byte varints, so branching on each length mispredicts). The final-
+ * byte mask of 8 input bytes gives where each varint ends; the loop-carried work is
+ * only clearing one mask bit per value, so the loads of consecutive values overlap.
+ * Stops 16 bytes before the end of the run (loads stay inside it), at `max` values,
+ * or before a longer varint; returns the values decoded and advances *qp. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+#    define TFN_BULK_VARINTS 1
+#    define DEFINE_DECODE_BULK(name, type)                                                     \
+        static size_t name(const uint8_t **qp, const uint8_t *end, type *out, size_t max)      \
+        {                                                                                      \
+            const uint8_t *q = *qp, *start = q;                                                \
+            size_t i = 0;                                                                      \
+            for (; end - q >= 16 && i < max; q += 8) {                                         \
+                uint64_t w;                                                                    \
+                memcpy(&w, q, 8);                                                              \
+                uint64_t finals = ~w & 0x8080808080808080ull;                                  \
+                if (finals == 0x8080808080808080ull && start == q && max - i >= 8) {           \
+                    for (int k = 0; k < 8; k++) /* eight one-byte values (padding, masks) */   \
+                        out[i + (size_t)k] = (type)q[k];                                       \
+                    i += 8;                                                                    \
+                    start = q + 8;                                                             \
+                    continue;                                                                  \
+                }                                                                              \
+                while (finals) {                                                               \
+                    const uint8_t *last = q + ((unsigned)__builtin_ctzll(finals) >> 3);        \
+                    size_t len = (size_t)(last - start) + 1;                                   \
+                    if (TFN_UNLIKELY(len > 4 || i == max)) {                                   \
+                        *qp = start;                                                           \
+                        return i;                                                              \
+                    }                                                                          \
+                    uint32_t x;                                                                \
+                    memcpy(&x, start, 4);                                                      \
+                    x &= (uint32_t)(0xffffffffull >> (32 - 8 * len));                          \
+                    out[i++] = (type)((x & 0x7fu) | ((x >> 1) & 0x3f80u) |                     \
+                                      ((x >> 2) & 0x1fc000u) | ((x >> 3) & 0xfe00000u));       \
+                    start = last + 1;                                                          \
+                    finals &= finals - 1;                                                      \
+                }                                                                              \
+            }                                                                                  \
+            *qp = start;                                                                       \
+            return i;                                                                          \
+        }
+DEFINE_DECODE_BULK(decode_bulk_int64, int64_t)
+DEFINE_DECODE_BULK(decode_bulk_int32, int32_t)
+#endif
+
 static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
 {
+    if (all_single_byte(s)) {
+        for (size_t i = 0; i < max; i++)
+            out[i] = s->data[i];
+        return;
+    }
     const uint8_t *q = s->data;
-    for (size_t i = 0; i < max; i++) {
+    size_t i = 0;
+    while (i < max) {
+#ifdef TFN_BULK_VARINTS
+        if (s->packed) {
+            i += decode_bulk_int64(&q, s->end, out + i, max - i);
+            if (i >= max)
+                break;
+        }
+#endif
         uint64_t v = 0;
         q = int64_next(q, s->end, s->packed, &v);
-        out[i] = (int64_t)v;
+        out[i++] = (int64_t)v;
     }
 }
 
 /* Returns the index of the first value out of int32 range, or SIZE_MAX. */
 static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad)
 {
+    if (all_single_byte(s)) {
+        for (size_t i = 0; i < max; i++)
+            out[i] = s->data[i];
+        return SIZE_MAX;
+    }
     const uint8_t *q = s->data;
-    for (size_t i = 0; i < max; i++) {
-        uint64_t v = 0;
-        q = int64_next(q, s->end, s->packed, &v);
-        int64_t x = (int64_t)v;
-        if (TFN_UNLIKELY(x < INT32_MIN || x > INT32_MAX)) {
-            *bad = x;
-            return i;
+    for (size_t i = 0; i < max;) {
+#ifdef TFN_BULK_VARINTS
+        if (s->packed) {
+            i += decode_bulk_int32(&q, s->end, out + i, max - i);
+            if (i >= max)
+                break;
         }
-        out[i] = (int32_t)x;
+#endif
+        uint64_t v = 0;
+        const uint8_t *next = int64_next(q, s->end, s->packed, &v);
+        /* varints of up to 4 bytes hold values below 2^28: no range check needed */
+        if (TFN_UNLIKELY(next - q > 4 + !s->packed)) {
+            int64_t x = (int64_t)v;
+            if (x < INT32_MIN || x > INT32_MAX) {
+                *bad = x;
+                return i;
+            }
+        }
+        out[i++] = (int32_t)(int64_t)v;
+        q = next;
     }
     return SIZE_MAX;
 }

@@ -214,18 +214,8 @@ static bool read_int64_list(cis *s, tfn__slot *slot)
         if (!cis_varint32(s, &plen))
             return false;
         cis_push_limit(s, plen);
-        /* count varints: every byte below 0x80 ends one; none may be longer than
-         * 10 bytes, and the run must end on a final byte */
-        size_t count = 0, run = 0;
-        for (const uint8_t *q = s->p; q < s->limit; q++) {
-            if (*q < 0x80) {
-                count++;
-                run = 0;
-            } else if (++run >= 10) {
-                return false;
-            }
-        }
-        if (run)
+        size_t count;
+        if (!tfn__count_varints(s->p, s->limit, &count))
             return false;
         slot->data = s->p;
         slot->end = s->limit;

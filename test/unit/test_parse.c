@@ -3,6 +3,7 @@
 #include "harness.h"
 #include "tfnano.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #define KEY(s) (s), (sizeof(s) - 1)
@@ -441,6 +442,68 @@ static void test_multi_feature_error_order(void)
     tfn_spec_free(spec);
 }
 
+/* Random packed lists of every varint length, decoded through the bulk and the
+ * one-at-a-time paths into int64 and int32 outputs, truncated or not. */
+static uint64_t rng = 12345;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void test_random_varint_lists(void)
+{
+    enum { LEN = 300 };
+    static int64_t vals[LEN], got64[LEN];
+    static int32_t got32[LEN];
+    static uint8_t buf[LEN * 12 + 64];
+    tfn_feature_config c64 = seq("v", TFN_INT64, SCALAR, 0);
+    tfn_feature_config c32 = c64;
+    c32.out_dtype = TFN_INT32;
+    tfn_spec *s64, *s32;
+    REQUIRE(tfn_spec_new(&c64, 1, NULL, &s64, NULL) == TFN_OK);
+    REQUIRE(tfn_spec_new(&c32, 1, NULL, &s32, NULL) == TFN_OK);
+    tfn_parser *p64 = tfn_parser_new(s64, NULL), *p32 = tfn_parser_new(s32, NULL);
+    for (int round = 0; round < 300; round++) {
+        size_t n = next_rand() % LEN;
+        bool fits32 = true;
+        for (size_t i = 0; i < n; i++) {
+            unsigned bits = (unsigned)(next_rand() % (round % 3 == 0 ? 64 : 29));
+            int64_t v = (int64_t)(next_rand() & ((bits == 63 ? 0 : (UINT64_C(1) << bits)) - 1));
+            if (round % 5 == 0 && next_rand() % 7 == 0)
+                v = -v;
+            vals[i] = v;
+            fits32 &= v >= INT32_MIN && v <= INT32_MAX;
+        }
+        tfn_example *ex = tfn_example_new(NULL);
+        tfn_example_set_int64s(ex, "v", 1, vals, n, NULL);
+        size_t len = 0;
+        REQUIRE(tfn_example_serialize(ex, buf, sizeof buf, &len, NULL) == TFN_OK);
+        tfn_example_free(ex);
+        tfn_bytes rec = {buf, len};
+        int64_t keep = (int64_t)(round % 4 == 0 ? n / 2 : n);
+        tfn_output o64 = {got64, LEN, keep, NULL, NULL};
+        REQUIRE(tfn_parser_parse(p64, &rec, 1, NULL, TFN_PARSE_SINGLE, &o64, NULL) == TFN_OK);
+        CHECK(memcmp(got64, vals, (size_t)keep * sizeof(int64_t)) == 0);
+        tfn_output o32 = {got32, LEN, keep, NULL, NULL};
+        tfn_error err;
+        int rc = tfn_parser_parse(p32, &rec, 1, NULL, TFN_PARSE_SINGLE, &o32, &err);
+        bool kept_fit = true;
+        for (int64_t i = 0; i < keep; i++)
+            kept_fit &= vals[i] >= INT32_MIN && vals[i] <= INT32_MAX;
+        CHECK_EQ_INT(rc, kept_fit ? TFN_OK : TFN_E_OUT_OF_RANGE);
+        for (int64_t i = 0; kept_fit && i < keep; i++)
+            CHECK_EQ_INT(got32[i], vals[i]);
+        (void)fits32;
+    }
+    tfn_parser_free(p64);
+    tfn_parser_free(p32);
+    tfn_spec_free(s64);
+    tfn_spec_free(s32);
+}
+
 int main(void)
 {
     RUN(test_case9_duplicate_key_last_wins);
@@ -462,5 +525,6 @@ int main(void)
     RUN(test_int32_output_and_truncation);
     RUN(test_bytes_views_and_copy_out);
     RUN(test_multi_feature_error_order);
+    RUN(test_random_varint_lists);
     return harness_finish();
 }
