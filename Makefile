@@ -60,7 +60,7 @@ VENV := build/venv
 VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
-        test-install clean proto bench conformance help fuzz valgrind
+        test-install clean proto bench conformance help fuzz valgrind python wheel
 
 all: lib
 
@@ -150,7 +150,21 @@ test: deps
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
 
-test-python: venv
+# The Python package, installed editable into the test venv (the cffi extension is
+# rebuilt when the C sources change; Python files are used in place).
+PY_STAMP := $(VENV)/.tfnano-stamp
+$(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*.h) include/tfnano.h lib/nanopb.syms \
+             bindings/python/build_ffi.py bindings/python/cdef.py pyproject.toml setup.py
+	$(VENV_PY) -m pip install -q --no-build-isolation --no-deps -e .
+	@touch $@
+
+python: $(PY_STAMP)
+
+# A wheel built with normal build isolation (setuptools and cffi from PyPI) in dist/.
+wheel:
+	$(PYTHON) -m pip wheel --no-deps -w dist .
+
+test-python: venv python
 	$(VENV_PY) -m pytest -q test/python
 
 # The README's demo command.
