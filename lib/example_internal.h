@@ -106,27 +106,33 @@ static inline uint8_t *tfn__put_len_prefix(uint8_t *p, uint8_t tag, uint64_t len
     return tfn__put_varint(p, len);
 }
 
+/* One varint with the one- and two-byte cases (most token ids) inline. */
+static inline uint8_t *tfn__put_varint_fast(uint8_t *p, uint64_t u)
+{
+    if (TFN_LIKELY(u < 0x80)) {
+        *p = (uint8_t)u;
+        return p + 1;
+    }
+    if (u < 0x4000) {
+        p[0] = (uint8_t)(u | 0x80);
+        p[1] = (uint8_t)(u >> 7);
+        return p + 2;
+    }
+    return tfn__put_varint(p, u);
+}
+
+/* Packed int64 values (int32 ones are sign-extended, as protobuf writes them). */
 static inline uint8_t *tfn__put_int64s(uint8_t *p, const int64_t *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t u = (uint64_t)v[i];
-        if (TFN_LIKELY(u < 0x80))
-            *p++ = (uint8_t)u;
-        else
-            p = tfn__put_varint(p, u);
-    }
+    for (size_t i = 0; i < n; i++)
+        p = tfn__put_varint_fast(p, (uint64_t)v[i]);
     return p;
 }
 
 static inline uint8_t *tfn__put_int32s(uint8_t *p, const int32_t *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t u = (uint64_t)(int64_t)v[i];
-        if (TFN_LIKELY(u < 0x80))
-            *p++ = (uint8_t)u;
-        else
-            p = tfn__put_varint(p, u);
-    }
+    for (size_t i = 0; i < n; i++)
+        p = tfn__put_varint_fast(p, (uint64_t)(int64_t)v[i]);
     return p;
 }
 
