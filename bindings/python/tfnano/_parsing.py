@@ -72,10 +72,10 @@ def _default_array(key, value, dt, count, shape_for_msg):
         n = len(vals)
     else:
         src = np.asarray(value)
-        if src.dtype.kind in "SUO":
+        if src.dtype.kind in "SUO" and src.size:
             raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
                             % (value, dt.name))
-        if src.dtype.kind == "f" and dt.is_integer:
+        if src.dtype.kind == "f" and dt.is_integer and src.size:
             raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
                             % (value, dt.name))
         flat = np.ascontiguousarray(src, dtype=dt.as_numpy_dtype).reshape(-1)
@@ -409,7 +409,7 @@ def run(spec, serialized, names=None, single=False, tensors=True):
         result[key] = _bytes_objects(views[:count], count).reshape(shape)
     del keep, recs
     if single:
-        result = {k: v[0] for k, v in result.items()}
+        result = {k: v.reshape(v.shape[1:]) for k, v in result.items()}
     if tensors:
         result = {k: as_tensor(v) for k, v in result.items()}
     return result

@@ -58,7 +58,8 @@ def _infer(value):
     arr = np.asarray(value)
     kind = arr.dtype.kind
     if kind in "SUO":
-        return _to_bytes_array(arr)
+        # numpy's fixed-width 'S' arrays drop trailing NUL bytes: keep the objects.
+        return _to_bytes_array(np.array(value, dtype=object))
     if kind == "i":
         if arr.size and (arr.min() < -2**31 or arr.max() >= 2**31):
             return arr.astype(np.int64)
