@@ -237,10 +237,9 @@ class Dataset:
 
         par = num_parallel_calls
         if par is None or par == 1:
-            def gen():
-                for el in self:
-                    yield call(el)
-            return self._derive(gen, self._card)
+            # An iterator object, not a generator: an error in map_func must leave it
+            # usable, so that ignore_errors() can move on to the next element.
+            return self._derive(lambda: _MapIter(iter(self), call), self._card)
         workers = _cpu_count() if par == AUTOTUNE else max(1, int(par))
         det = deterministic if deterministic is not None else self._options.deterministic
         ordered = det is not False
@@ -575,6 +574,20 @@ def _pad_stack(chunk, padded_shapes, padding_values):
 
 
 _END = object()
+
+
+class _MapIter:
+    __slots__ = ("_it", "_fn")
+
+    def __init__(self, it, fn):
+        self._it = it
+        self._fn = fn
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._fn(next(self._it))
 
 
 class _Prefetcher:

@@ -1,0 +1,128 @@
+"""keras pad_sequences through tf.keras (spec §4.1, cases 42-49) and the fast pad()."""
+import numpy as np
+import pytest
+
+import tfnano as tf
+
+ps = tf.keras.preprocessing.sequence.pad_sequences
+
+
+def test_both_names():
+    assert tf.keras.utils.pad_sequences is ps
+
+
+def test_case42_defaults_and_truncation():
+    s = [[1], [2, 3], [4, 5, 6]]
+    out = ps(s)
+    assert out.dtype == np.int32 and out.tolist() == [[0, 0, 1], [0, 2, 3], [4, 5, 6]]
+    assert ps(s, padding="post").tolist() == [[1, 0, 0], [2, 3, 0], [4, 5, 6]]
+    assert ps(s, maxlen=2).tolist() == [[0, 1], [2, 3], [5, 6]]
+    assert ps(s, maxlen=2, truncating="post").tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert ps(s, maxlen=2, truncating="post", padding="post").tolist() == \
+        [[1, 0], [2, 3], [4, 5]]
+
+
+def test_case43_empty():
+    with pytest.raises(ValueError):
+        ps([])
+    assert ps([], maxlen=3).shape == (0, 3)
+    assert ps([[], []]).shape == (2, 0)
+    assert ps([[], [1, 2]], maxlen=3).tolist() == [[0, 0, 0], [0, 1, 2]]
+
+
+def test_case44_conversions():
+    assert ps([[1.7, -1.7, 2.5]]).tolist() == [[1, -1, 2]]
+    assert ps([[1], [2, 3]], value=0.5).tolist() == [[0, 1], [2, 3]]
+
+
+def test_case45_strings():
+    msg = "`dtype` int32 is not compatible with `value`'s type: <class 'str'>\n" \
+          "You should set `dtype=object` for variable length strings."
+    with pytest.raises(ValueError) as e:
+        ps([["a"]], value="x")
+    assert str(e.value) == msg
+    with pytest.raises(ValueError, match="`dtype` object is not compatible"):
+        ps([["a"]], value="x", dtype="object")
+    out = ps([["a"], ["bb", "c"]], dtype=object, value="")
+    assert out.tolist() == [["", "a"], ["bb", "c"]]
+    assert ps([["a"], ["bb", "c"]], dtype="U5", value="-").tolist() == [["-", "a"], ["bb", "c"]]
+
+
+def test_case46_sample_shape():
+    with pytest.raises(ValueError) as e:
+        ps([[[1, 2]], [[3, 4, 5]]])
+    assert str(e.value) == ("Shape of sample (3,) of sequence at position 1 is different "
+                            "from expected shape (2,)")
+    out = ps([[[1, 2]], [[3, 4], [5, 6]]])
+    assert out.shape == (2, 2, 2) and out.tolist() == [[[0, 0], [1, 2]], [[3, 4], [5, 6]]]
+
+
+def test_case47_padding_type():
+    assert ps([[], []], padding="middle", maxlen=2).tolist() == [[0, 0], [0, 0]]
+    with pytest.raises(ValueError, match='Padding type "middle" not understood'):
+        ps([[1]], padding="middle")
+    with pytest.raises(ValueError, match='Truncating type "x" not understood'):
+        ps([[1]], truncating="x")
+
+
+def test_case48_maxlen_zero():
+    with pytest.raises(ValueError):
+        ps([[1, 2], [3]], maxlen=0)
+    assert ps([[1, 2], [3]], maxlen=0, truncating="post").shape == (2, 0)
+
+
+def test_case49_not_iterable():
+    with pytest.raises(ValueError, match="`sequences` must be iterable."):
+        ps(x for x in [[1]])
+    with pytest.raises(ValueError) as e:
+        ps([1, 2])
+    assert str(e.value) == "`sequences` must be a list of iterables. Found non-iterable: 1"
+
+
+def _reference(seqs, maxlen, dtype, padding, truncating, value):
+    """The per-row algorithm (what keras does), to check the vectorized path."""
+    out = np.full((len(seqs), maxlen), value, dtype=dtype)
+    for i, s in enumerate(seqs):
+        if not len(s):
+            continue
+        t = s[-maxlen:] if truncating == "pre" else s[:maxlen]
+        t = np.asarray(t, dtype=dtype)
+        if padding == "post":
+            out[i, :len(t)] = t
+        else:
+            out[i, -len(t):] = t
+    return out
+
+
+@pytest.mark.parametrize("padding", ["pre", "post"])
+@pytest.mark.parametrize("truncating", ["pre", "post"])
+@pytest.mark.parametrize("as_arrays", [False, True])
+def test_vectorized_path_matches_per_row(padding, truncating, as_arrays):
+    rng = np.random.default_rng(1)
+    seqs = [rng.integers(-5, 50000, rng.integers(0, 40)).tolist() for _ in range(300)]
+    if as_arrays:
+        seqs = [np.asarray(s, dtype=np.int64) for s in seqs]
+    for maxlen in (1, 7, 40, 64):
+        got = ps(seqs, maxlen=maxlen, padding=padding, truncating=truncating, value=-1)
+        ref = _reference(seqs, maxlen, "int32", padding, truncating, -1)
+        assert got.dtype == ref.dtype and np.array_equal(got, ref)
+    got = ps(seqs, dtype="float32", padding=padding, truncating=truncating)
+    assert np.array_equal(got, _reference(seqs, max(map(len, seqs)), "float32", padding,
+                                          truncating, 0.0))
+
+
+def test_out_of_range_values_fall_back_to_numpy_rules():
+    with pytest.raises(OverflowError):
+        ps([[2 ** 40]])
+
+
+def test_fast_pad_returns_mask_and_lengths():
+    padded, mask, lengths = tf.pad([[1, 2, 3], [4], []], maxlen=2)
+    assert padded.tolist() == [[1, 2], [4, 0], [0, 0]] and padded.dtype == np.int32
+    assert mask.tolist() == [[True, True], [True, False], [False, False]]
+    assert lengths.tolist() == [3, 1, 0]
+    padded, mask, _ = tf.pad([np.array([1, 2, 3])], maxlen=2, padding="pre",
+                             truncating="pre", value=-1)
+    assert padded.tolist() == [[2, 3]] and mask.tolist() == [[True, True]]
+    padded, mask, lengths = tf.pad([[1], [2, 3]])
+    assert padded.tolist() == [[1, 0], [2, 3]]
