@@ -275,7 +275,7 @@ class _Records:
             return
         items = serialized
         if isinstance(items, np.ndarray):
-            items = items.reshape(-1).tolist() if items.ndim else [items[()]]
+            items = items.reshape(-1).tolist()
         elif not isinstance(items, list):
             items = list(items)
         n = len(items)
@@ -422,7 +422,8 @@ def parse_example(serialized, features, example_names=None, name=None):
     if isinstance(serialized, (bytes, str)) or (
             isinstance(serialized, np.ndarray) and serialized.ndim == 0):
         # TensorFlow accepts a scalar too, giving outputs without the batch dimension.
-        item = serialized[()] if isinstance(serialized, np.ndarray) else serialized
+        item = (serialized.reshape(-1).tolist()[0] if isinstance(serialized, np.ndarray)
+                else serialized)
         return run(spec, [item], None if example_names is None else [example_names],
                    single=True)
     if isinstance(serialized, np.ndarray) and serialized.ndim > 1:
@@ -437,7 +438,7 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 0:
             raise ValueError("Input serialized must be a scalar")
-        serialized = serialized[()]
+        serialized = serialized.reshape(-1).tolist()[0]
     elif isinstance(serialized, (list, tuple)):
         raise ValueError("Input serialized must be a scalar")
     spec = get_spec(features)

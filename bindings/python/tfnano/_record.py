@@ -1,6 +1,13 @@
-"""TFRecord files: TFRecordOptions, TFRecordWriter and record readers, on the C
-library's TFRecord API (paths through its file back end with the GIL released; any
-Python file object through a callback table, one call per buffer)."""
+"""TFRecord files: TFRecordOptions, TFRecordWriter, TFRecordDataset and record
+readers. The framing and CRCs are done by the C library when it provides the TFRecord
+API (paths through its file back end with the GIL released; any Python file object
+through a callback table, one call per buffer); `_pyrecord` is the stand-in."""
+import os
+
+import numpy as np
+
+from . import errors
+from ._tensor import as_tensor
 
 
 class TFRecordCompressionType:
@@ -62,16 +69,339 @@ def _options(options):
     return TFRecordOptions(compression_type=options)
 
 
-class TFRecordWriter:  # replaced once the C TFRecord API lands
+
+
+def _backend():
+    from . import _pyrecord
+    return _pyrecord
+
+
+def _fspath(p):
+    if isinstance(p, bytes):
+        return os.fsdecode(p)
+    if isinstance(p, np.ndarray) and p.ndim == 0:
+        p = p.reshape(-1).tolist()[0]
+        return os.fsdecode(p) if isinstance(p, bytes) else str(p)
+    return os.fspath(p)
+
+
+class TFRecordWriter:
+    """``tf.io.TFRecordWriter(path, options=None)``: writes records to a path or to any
+    Python file object opened for binary writing (io.BytesIO, fsspec files).
+
+    Beyond TensorFlow: ``write_columns(columns)`` serializes numpy columns into
+    Examples and writes them in one go (see tfnano.serialize_columns), and
+    ``write_many(records)``."""
+
     def __init__(self, path, options=None):
-        raise NotImplementedError("TFRecordWriter: the C TFRecord API is not built yet")
+        opts = _options(options)
+        self._compression = TFRecordOptions.get_compression_type_string(opts)
+        level = opts.compression_level
+        target = path if hasattr(path, "write") else _fspath(path)
+        self._w = _backend().Writer(target, self._compression,
+                                    -1 if level is None else int(level))
+        self._closed = False
+
+    def _check_open(self):
+        if self._closed:
+            raise errors.FailedPreconditionError(None, None, "Writer is closed.")
+
+    def write(self, record):
+        """Writes one record (bytes)."""
+        self._check_open()
+        if isinstance(record, str):
+            record = record.encode("utf-8")
+        elif hasattr(record, "numpy") and not isinstance(record, (bytes, bytearray)):
+            record = record.numpy()
+        self._w.write(memoryview(record).cast("B") if not isinstance(record, bytes) else record)
+
+    def write_many(self, records):
+        """Writes a sequence of records."""
+        self._check_open()
+        from ._parsing import _Records
+        recs = records if isinstance(records, tuple) else None
+        if recs is None:
+            items = [r.encode("utf-8") if isinstance(r, str) else bytes(r) for r in records]
+            lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+            offsets = np.zeros(len(items) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            recs = (b"".join(items), offsets)
+        del _Records
+        self._w.write_joined(recs[0], np.asarray(recs[1], dtype=np.int64))
+
+    def write_columns(self, columns, n=None):
+        """Serializes Examples from numpy columns (tfnano.serialize_columns) and writes
+        them, with no Python object per example. Returns the number of records."""
+        self._check_open()
+        from ._columns import encode_columns
+        data, offsets = encode_columns(columns, n)
+        self._w.write_joined(data, offsets.astype(np.int64))
+        return len(offsets) - 1
+
+    def flush(self):
+        self._check_open()
+        self._w.flush()
+
+    def close(self):
+        if not self._closed:
+            self._closed = True
+            self._w.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
 
-class TFRecordDataset:  # replaced once the C TFRecord API lands
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None, name=None):
-        raise NotImplementedError("TFRecordDataset: the C TFRecord API is not built yet")
+class RecordBatch:
+    """A batch of records read in one go: one buffer and n+1 offsets. It behaves like
+    the 1-D string tensor TensorFlow gives (len, indexing, iteration, ``.numpy()``),
+    and tf.io.parse_example / tfnano.Parser read it with no Python object per record."""
+
+    __slots__ = ("data", "offsets", "_arr")
+
+    def __init__(self, data, offsets):
+        self.data = data
+        self.offsets = offsets
+        self._arr = None
+
+    def _tfn_joined(self):
+        return self.data, self.offsets
+
+    def numpy(self):
+        if self._arr is None:
+            o = self.offsets.tolist()
+            d = self.data
+            arr = np.empty(len(o) - 1, dtype=object)
+            arr[:] = [bytes(d[o[i]:o[i + 1]]) for i in range(len(o) - 1)]
+            self._arr = arr
+        return self._arr
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i):
+        return as_tensor(self.numpy())[i]
+
+    def __iter__(self):
+        return iter(as_tensor(self.numpy()))
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+    @property
+    def dtype(self):
+        return np.dtype(object)
+
+    def __repr__(self):
+        return "RecordBatch(%d records, %d bytes)" % (len(self), len(self.data))
+
+
+def _filenames(filenames):
+    from .data import Dataset
+    if isinstance(filenames, Dataset):
+        return [_fspath(f) for f in filenames]
+    if isinstance(filenames, (str, bytes, os.PathLike)) or hasattr(filenames, "read"):
+        return [filenames if hasattr(filenames, "read") else _fspath(filenames)]
+    if isinstance(filenames, np.ndarray):
+        return [_fspath(f) for f in filenames.reshape(-1).tolist()]
+    try:
+        items = list(filenames)
+    except TypeError:
+        raise TypeError("`filenames` must be a `tf.Tensor` of `tf.string` dtype or a "
+                        "`tf.data.Dataset` of scalar `tf.string`. Got %s."
+                        % type(filenames).__name__) from None
+    return [f if hasattr(f, "read") else _fspath(f) for f in items]
+
+
+def _open_reader(source, compression, buffer_size):
+    return _backend().Reader(source, compression, buffer_size)
+
+
+class _FileRecords:
+    """Iterates one file's records as 0-d string tensors; after a DataLossError the
+    file is finished (TFRecordDataset then moves on to the next file)."""
+
+    def __init__(self, source, compression, buffer_size):
+        self._r = _open_reader(source, compression, buffer_size)
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        try:
+            rec = self._r.next_record()
+        except errors.OpError:
+            self._done = True
+            self._r.close()
+            raise
+        if rec is None:
+            self._done = True
+            self._r.close()
+            raise StopIteration
+        return as_tensor(np.array(rec, dtype=object))
+
+
+class _Chain:
+    """Records of several files in order; an error ends only the current file."""
+
+    def __init__(self, files, opener):
+        self._files = list(files)
+        self._opener = opener
+        self._cur = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            if self._cur is None:
+                if not self._files:
+                    raise StopIteration
+                self._cur = self._opener(self._files.pop(0))
+            try:
+                return next(self._cur)
+            except StopIteration:
+                self._cur = None
+
+
+class _BatchReader:
+    """Reads `n` records at a time across files as RecordBatch objects."""
+
+    def __init__(self, files, compression, buffer_size, n, drop_remainder):
+        self._files = list(files)
+        self._args = (compression, buffer_size)
+        self._n = n
+        self._drop = drop_remainder
+        self._r = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        datas, offs, count = [], [], 0
+        while count < self._n:
+            if self._r is None:
+                if not self._files:
+                    break
+                self._r = _open_reader(self._files.pop(0), *self._args)
+            try:
+                got = self._r.read_batch(self._n - count)
+            except errors.OpError:
+                self._r.close()
+                self._r = None
+                raise
+            if got is None:
+                self._r.close()
+                self._r = None
+                continue
+            data, o = got
+            datas.append(data)
+            offs.append(o)
+            count += len(o) - 1
+        if count == 0 or (self._drop and count < self._n):
+            raise StopIteration
+        if len(datas) == 1:
+            return RecordBatch(datas[0], offs[0])
+        out_o = [np.zeros(1, dtype=np.int64)]
+        base = 0
+        for d, o in zip(datas, offs):
+            out_o.append(o[1:] + base)
+            base += len(d)
+        return RecordBatch(b"".join(bytes(d) for d in datas), np.concatenate(out_o))
+
+
+def _tf_compression(compression_type):
+    if compression_type is None:
+        return ""
+    if isinstance(compression_type, bytes):
+        compression_type = compression_type.decode()
+    return str(compression_type)
+
+
+def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
+                    num_parallel_reads=None, name=None):
+    """``tf.data.TFRecordDataset``: the records of the files, each a scalar string
+    tensor. Files are read in order; with `num_parallel_reads` one record is taken
+    from each of that many open files in turn (tf.data's interleave). Any Python file
+    object open for binary reading may stand in for a file name."""
+    from .data import AUTOTUNE, Dataset, _cpu_count, _interleave
+    files = _filenames(filenames)
+    comp = _tf_compression(compression_type)
+    if buffer_size is not None and int(buffer_size) < 0 and int(buffer_size) != -1:
+        raise errors.InvalidArgumentError(None, None,
+                                          "`buffer_size` must be >= 0 (0 == no buffering)")
+    bufsize = 256 * 1024 if buffer_size in (None, -1) else int(buffer_size)
+
+    def opener(f):
+        return _FileRecords(f, comp, bufsize)
+
+    if num_parallel_reads is None or num_parallel_reads == 1:
+        ds = _TFRecordDataset(lambda: _Chain(files, opener))
+        ds._files, ds._comp, ds._bufsize = files, comp, bufsize
+        return ds
+    cycle = _cpu_count() if num_parallel_reads == AUTOTUNE else int(num_parallel_reads)
+
+    def gen():
+        pending = list(files)
+
+        def open_next():
+            return opener(pending.pop(0)) if pending else None
+        yield from _interleave(open_next, cycle, 1)
+    return Dataset(gen)
+
+
+def _make_tfrecord_dataset_class():
+    from .data import Dataset
+
+    class _TFRecordDatasetImpl(Dataset):
+        """A TFRecordDataset read in file order: ``batch(n)`` reads n records per call
+        into one RecordBatch instead of one object per record."""
+
+        def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+                  deterministic=None, name=None):
+            n = int(batch_size)
+            if n <= 0:
+                return Dataset.batch(self, batch_size)
+            files, comp, bufsize = self._files, self._comp, self._bufsize
+            return self._derive(lambda: _BatchReader(files, comp, bufsize, n, drop_remainder))
+    return _TFRecordDatasetImpl
+
+
+class _LazyClass:
+    cls = None
+
+
+def _TFRecordDataset(factory):  # noqa: N802
+    if _LazyClass.cls is None:
+        _LazyClass.cls = _make_tfrecord_dataset_class()
+    return _LazyClass.cls(factory)
 
 
 def tf_record_iterator(path, options=None):
-    raise NotImplementedError
+    """``tf.compat.v1.io.tf_record_iterator``: yields each record as bytes."""
+    comp = TFRecordOptions.get_compression_type_string(_options(options))
+    r = _open_reader(path if hasattr(path, "read") else _fspath(path), comp, 16 << 20)
+    try:
+        while True:
+            rec = r.next_record()
+            if rec is None:
+                return
+            yield rec
+    finally:
+        r.close()

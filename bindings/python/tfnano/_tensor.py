@@ -24,6 +24,22 @@ class Tensor(np.ndarray):
     def rank(self):
         return self.ndim
 
+    # Indexing down to one element gives a 0-d Tensor (as TensorFlow does), so that
+    # `batch["x"][0].numpy()` and `for x in t: x.numpy()` keep working.
+    def __getitem__(self, idx):
+        r = np.ndarray.__getitem__(self, idx)
+        if isinstance(r, np.ndarray):
+            return r
+        out = np.empty((), dtype=self.dtype)
+        out[()] = r
+        return out.view(Tensor)
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
 
 def as_tensor(a):
     """Views an ndarray as a Tensor (no copy)."""
