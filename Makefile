@@ -42,6 +42,7 @@ ifeq ($(SANITIZE),1)
   endif
   SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
+SANFLAGS += $(FUZZ_FLAGS)
 B := build/$(MODE)
 
 LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -Ilib -Ilib/proto -I$(NANOPB_INC) \
@@ -53,6 +54,9 @@ LIBS    := -lz -lm
 TEST_SRC  := $(sort $(wildcard test/unit/test_*.c))
 TEST_BIN  := $(patsubst test/unit/%.c,$(B)/test/%,$(TEST_SRC))
 TEST_CFLAGS := -std=c11 -Iinclude -Ilib -Itest -MMD -MP $(SANFLAGS) -D_POSIX_C_SOURCE=200809L
+FUZZ_NAMES := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
+REPLAY_BIN := $(patsubst %,$(B)/fuzz/replay_%,$(FUZZ_NAMES))
+FUZZ_SECONDS ?= 60
 EXAMPLE_SRC := $(sort $(wildcard examples/c/*.c))
 EXAMPLE_BIN := $(patsubst examples/c/%.c,$(B)/examples/%,$(EXAMPLE_SRC))
 
@@ -109,6 +113,11 @@ $(B)/test/%: test/unit/%.c $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) $(SANFLAGS)
 
+# A fuzz harness linked with a driver that replays files: no libFuzzer needed.
+$(B)/fuzz/replay_%: test/fuzz/fuzz_%.c test/fuzz/regression_driver.c $(B)/libtfnano.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< test/fuzz/regression_driver.c -o $@ $(B)/libtfnano.a $(LIBS) $(SANFLAGS)
+
 $(B)/examples/%: examples/c/%.c $(B)/libtfnano.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -Iinclude $(WARN) $(CFLAGS) $(SANFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS)
@@ -125,8 +134,9 @@ examples: $(EXAMPLE_BIN)
 
 # C tests in the given MODE; run from the repository root (they read test/vectors and
 # ../shared/interop).
-test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(B)/test/header_c99.o $(B)/test/header_cxx.o
+test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(REPLAY_BIN) $(B)/test/header_c99.o $(B)/test/header_cxx.o
 	@test/tools/run-c-tests.sh $(TEST_BIN)
+	@for n in $(FUZZ_NAMES); do echo "== fuzz corpus replay: $$n"; $(B)/fuzz/replay_$$n test/fuzz/corpus/$$n || exit 1; done
 	@for e in $(EXAMPLE_BIN); do echo "== example $$e"; $$e > $(B)/examples/$$(basename $$e).out || { echo "example $$e failed"; exit 1; }; done
 
 test-asan:
@@ -135,6 +145,20 @@ test-asan:
 valgrind:
 	$(MAKE) --no-print-directory MODE=test WERROR=1 $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
 	TFN_TEST_WRAPPER="valgrind -q --leak-check=full --error-exitcode=99" test/tools/run-c-tests.sh $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
+
+# libFuzzer with ASan + UBSan (Debian's clang): each harness runs FUZZ_SECONDS from its
+# committed corpus; new inputs go to build/fuzz/corpus_<name>, crashes to build/fuzz/.
+fuzz:
+	@test/tools/ensure-deps.sh clang libclang-rt-14-dev
+	$(MAKE) --no-print-directory lib MODE=fuzz CC=clang SANITIZE=1 FUZZ_FLAGS=-fsanitize=fuzzer-no-link
+	@for n in $(FUZZ_NAMES); do \
+	  clang -std=c11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    test/fuzz/fuzz_$$n.c build/fuzz/libtfnano.a $(LIBS) -o build/fuzz/fuzz_$$n || exit 1; \
+	  mkdir -p build/fuzz/corpus_$$n; \
+	  echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
+	  build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/crash_$$n- build/fuzz/corpus_$$n test/fuzz/corpus/$$n || exit 1; \
+	done
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: test/requirements.txt

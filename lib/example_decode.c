@@ -85,15 +85,14 @@ static bool read_packed_int64s(decoder *d, pb_istream_t *list)
     size_t n = 0;
     for (const uint8_t *q = p; q < end; q++)
         n += *q < 0x80;
-    if (!reserve_scratch(d, n, sizeof(int64_t)))
+    if (n && !reserve_scratch(d, n, sizeof(int64_t)))
         return false;
-    int64_t *out = (int64_t *)(void *)d->ex->scratch + d->count;
     for (size_t i = 0; i < n; i++) {
         uint64_t v;
         p = tfn__get_varint(p, end, &v);
         if (!p)
             return fail(d, list, TFN_E_CORRUPT, "malformed packed int64 list");
-        out[i] = (int64_t)v;
+        ((int64_t *)(void *)d->ex->scratch)[d->count + i] = (int64_t)v;
     }
     if (p != end) /* a final byte with its continuation bit set */
         return fail(d, list, TFN_E_CORRUPT, "packed int64 list ends inside a varint");
@@ -107,12 +106,11 @@ static bool read_packed_floats(decoder *d, pb_istream_t *list)
     if (len % 4 != 0)
         return fail(d, list, TFN_E_CORRUPT, "packed float list length is not a multiple of 4");
     size_t n = len / 4;
-    if (!reserve_scratch(d, n, sizeof(float)))
+    if (n && !reserve_scratch(d, n, sizeof(float)))
         return false;
-    float *out = (float *)(void *)d->ex->scratch + d->count;
     const uint8_t *p = cursor(list);
     for (size_t i = 0; i < n; i++)
-        out[i] = tfn__bits_float(tfn__load_le32(p + 4 * i));
+        ((float *)(void *)d->ex->scratch)[d->count + i] = tfn__bits_float(tfn__load_le32(p + 4 * i));
     d->count += n;
     return pb_read(list, NULL, len) || fail(d, list, TFN_E_CORRUPT, "read");
 }
