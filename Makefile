@@ -64,14 +64,14 @@ VENV := build/venv
 VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
-        test-install clean proto bench conformance help fuzz valgrind python wheel
+        test-install clean proto bench conformance help fuzz valgrind tsan python wheel run-c
 
 all: lib
 
 help:
 	@echo "make            build $(B)/libtfnano.a and $(B)/$(SONAME)"
 	@echo "make test       set up (Debian packages, venv), build with -Werror, run all tests"
-	@echo "make run        run the main demo (examples/c/quest_demo.c)"
+	@echo "make run        run the main demo (examples/quest_pipeline.py; make run-c: the C demo)"
 	@echo "make test-c     C unit tests (MODE=test);  make test-asan: same under ASan+UBSan"
 	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
 	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
@@ -111,7 +111,7 @@ $(B)/$(SONAME): $(LIB_OBJ) lib/exports.map
 
 $(B)/test/%: test/unit/%.c $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) $(SANFLAGS)
+	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
 
 # A fuzz harness linked with a driver that replays files: no libFuzzer needed.
 $(B)/fuzz/replay_%: test/fuzz/fuzz_%.c test/fuzz/regression_driver.c $(B)/libtfnano.a
@@ -141,6 +141,10 @@ test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(REPLAY_BIN) $(B)/test/header_c99.o $(B)/tes
 
 test-asan:
 	$(MAKE) --no-print-directory test-c MODE=asan SANITIZE=1 WERROR=1
+
+# The C tests under ThreadSanitizer (threads share a spec; readers/writers per thread).
+tsan:
+	$(MAKE) --no-print-directory test-c MODE=tsan WERROR=1 FUZZ_FLAGS="-fsanitize=thread -fno-omit-frame-pointer"
 
 valgrind:
 	$(MAKE) --no-print-directory MODE=test WERROR=1 $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
@@ -192,7 +196,12 @@ test-python: venv python
 	$(VENV_PY) -m pytest -q test/python
 
 # The README's demo command.
-run: deps
+# The README's demo command: the Python QUEST pipeline end to end on synthetic data
+# (examples/quest_pipeline.py); `make run-c` runs the C demo.
+run: deps python
+	$(VENV_PY) examples/quest_pipeline.py
+
+run-c: deps
 	$(MAKE) --no-print-directory $(B)/examples/quest_demo
 	$(B)/examples/quest_demo
 

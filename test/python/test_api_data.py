@@ -132,3 +132,19 @@ def test_filter_unbatch_enumerate_zip_numpy_iterator():
 
 def test_autotune_constants():
     assert tf.data.AUTOTUNE == tf.data.experimental.AUTOTUNE == -1
+
+
+def test_batch_and_padded_batch_of_strings():
+    ds = tf.data.Dataset.from_tensor_slices(np.array([b"a", b"bb", b"c\x00"], dtype=object))
+    b = next(iter(ds.batch(3)))
+    assert b.dtype == object and b.numpy().tolist() == [b"a", b"bb", b"c\x00"]
+    assert b[1].numpy() == b"bb"
+    pb = next(iter(ds.map(lambda s: (s, tf.constant([1, 2]))).padded_batch(2)))
+    assert pb[0].numpy().tolist() == [b"a", b"bb"] and pb[1].tolist() == [[1, 2], [1, 2]]
+
+
+def test_padded_batch_nested_padding_values():
+    ds = tf.data.Dataset.range(1, 4).map(lambda x: ((np.arange(int(x)), x), np.ones(int(x))))
+    (a, x), c = next(iter(ds.padded_batch(3, padding_values=((None, 0), -1.0))))
+    assert a.tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 2]]
+    assert c.tolist() == [[1, -1, -1], [1, 1, -1], [1, 1, 1]]

@@ -39,16 +39,12 @@ def _place(flat, lengths, maxlen, out, padding, truncating, mask=None):
         np.cumsum(lengths[:-1], out=starts[1:])
     src = starts + (lengths - kept if truncating == "pre" else 0)
     dst = (maxlen - kept) if padding == "pre" else np.zeros(n, dtype=np.int64)
-    total = int(kept.sum())
-    if total == 0:
-        return
-    rows = np.repeat(np.arange(n, dtype=np.int64), kept)
-    first = np.cumsum(kept) - kept
-    within = np.arange(total, dtype=np.int64) - np.repeat(first, kept)
-    cols = np.repeat(dst, kept) + within
-    out[rows, cols] = flat[np.repeat(src, kept) + within]
-    if mask is not None:
-        mask[rows, cols] = True
+    # One slice copy per row: memcpy-speed rows, ~1 us of Python per row.
+    for r, d, k, sr in zip(range(n), dst.tolist(), kept.tolist(), src.tolist()):
+        if k:
+            out[r, d:d + k] = flat[sr:sr + k]
+            if mask is not None:
+                mask[r, d:d + k] = True
 
 
 def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",

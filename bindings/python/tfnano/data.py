@@ -517,7 +517,7 @@ def _stack(chunk):
         if arrs[0].dtype == object:
             st = np.empty((len(arrs),) + shape, dtype=object)
             for i, a in enumerate(arrs):
-                st[i] = a
+                st[i] = a.item() if a.ndim == 0 else a  # a 0-d array would be stored whole
         else:
             st = np.stack(arrs)
         out.append(as_tensor(st))
@@ -528,16 +528,33 @@ def _tf_shape(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
+def _spread(template, spec, shape_leaf=False):
+    """One entry of `spec` per leaf of `template`: a None (sub)structure gives None for
+    all its leaves; a scalar (or, for shapes, a list of dims) applies to one leaf."""
+    if spec is None:
+        return [None] * len(_flatten(template))
+    if isinstance(template, dict):
+        out = []
+        for k in sorted(template):
+            out.extend(_spread(template[k], spec.get(k) if isinstance(spec, dict) else spec,
+                               shape_leaf))
+        return out
+    if isinstance(template, tuple) and not isinstance(template, Tensor):
+        if isinstance(spec, tuple) and len(spec) == len(template):
+            out = []
+            for t, sp in zip(template, spec):
+                out.extend(_spread(t, sp, shape_leaf))
+            return out
+        return [spec] * len(_flatten(template))
+    return [spec]
+
+
 def _pad_stack(chunk, padded_shapes, padding_values):
     first = chunk[0]
     leaves = [_flatten(el) for el in chunk]
     ncomp = len(leaves[0])
-    shapes = _flatten(padded_shapes) if padded_shapes is not None else [None] * ncomp
-    if padded_shapes is not None and len(shapes) != ncomp:
-        shapes = [padded_shapes] * ncomp if ncomp == 1 else shapes
-    values = (_flatten(padding_values) if padding_values is not None else [None] * ncomp)
-    if len(values) == 1 and ncomp > 1:
-        values = values * ncomp
+    shapes = _spread(first, padded_shapes, shape_leaf=True)
+    values = _spread(first, padding_values)
     out = []
     for c in range(ncomp):
         arrs = [np.asarray(lv[c]) for lv in leaves]
@@ -568,7 +585,10 @@ def _pad_stack(chunk, padded_shapes, padding_values):
                 pv = pv.encode()
         res = np.full([len(arrs)] + target, pv, dtype=dtype)
         for i, a in enumerate(arrs):
-            res[(i,) + tuple(slice(0, s) for s in a.shape)] = a
+            if a.ndim == 0:
+                res[i] = a.item()
+            else:
+                res[(i,) + tuple(slice(0, s) for s in a.shape)] = a
         out.append(as_tensor(res))
     return _pack(first, out)
 
