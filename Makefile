@@ -192,7 +192,9 @@ python: $(PY_STAMP)
 wheel:
 	$(PYTHON) -m pip wheel --no-deps -w dist .
 
+# pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
 test-python: venv python
+	$(MAKE) --no-print-directory lib MODE=test WERROR=1
 	$(VENV_PY) -m pytest -q test/python
 
 # The README's demo command.
