@@ -365,21 +365,26 @@ class Message:
                 continue
             self._init_field(name, value)
 
-    def __setattr__(self, name, value):
-        if name.startswith("_"):
-            object.__setattr__(self, name, value)
-            return
-        if name in self._FIELDS:
-            kind = "repeated field" if self._REPEATED else "message field"
-            if self._REPEATED:
-                raise AttributeError('Assignment not allowed to map, or repeated field '
-                                     '"%s" in protocol message object.' % name)
-            raise AttributeError('Assignment not allowed to %s "%s" in protocol message '
-                                 'object.' % (kind, name))
-        raise AttributeError('Protocol message has no "%s" field.' % name)
-
     def _serialize_via_example(self):
         raise NotImplementedError
+
+
+def _readonly(name, repeated):
+    """A read-only field property whose assignment fails as protobuf's does."""
+    def get(self):
+        return getattr(self, "_" + name)
+
+    def set_(self, value):
+        if repeated:
+            raise AttributeError('Assignment not allowed to map, or repeated field "%s" in '
+                                 'protocol message object.' % name)
+        raise AttributeError('Assignment not allowed to message field "%s" in protocol '
+                             'message object.' % name)
+    return property(get, set_)
+
+
+_EMPTY_I64 = np.empty(0, np.int64)   # shared: stored arrays are never written in place
+_EMPTY_F32 = np.empty(0, np.float32)
 
 
 class _ListMessage(Message):
@@ -390,22 +395,32 @@ class _ListMessage(Message):
 
     def __init__(self, value=None, **kwargs):
         self._parent_hook = None
-        empty = [] if self._KIND == "bytes" else np.empty(
-            0, np.int64 if self._KIND == "int64" else np.float32)
-        self._value = RepeatedScalarContainer(self, self._KIND, empty)
+        kind = self._KIND
+        if value is None:
+            items = [] if kind == "bytes" else (_EMPTY_I64 if kind == "int64" else _EMPTY_F32)
+        elif kind == "int64":
+            items = _int64_array(value, self._FIELD)
+        elif kind == "float":
+            items = _float_array(value, self._FIELD)
+        else:
+            items = _bytes_list(value, self._FIELD)
+        self._value = RepeatedScalarContainer(self, kind, items)
         if kwargs:
             self._init_fields(kwargs)
-        if value is not None:
-            if isinstance(value, RepeatedScalarContainer):
-                value = list(value)
-            self._value._items = self._value._checked(value)
 
-    @property
-    def value(self):
-        return self._value
+    value = _readonly("value", True)
 
     def _init_field(self, name, value):
         self._value.extend(value)
+
+    def _share(self):
+        """A new message of the same values (arrays are shared: never written in place)."""
+        c = type(self).__new__(type(self))
+        c._parent_hook = None
+        it = self._value._items
+        c._value = RepeatedScalarContainer(c, self._KIND, it if type(it) is not list
+                                           else list(it))
+        return c
 
     def _key(self):
         return list(self._value)
@@ -521,6 +536,14 @@ class Feature(Message):
         self._kind = None
         self._lists = {}
         if kwargs:
+            if len(kwargs) == 1:
+                (name, value), = kwargs.items()
+                cls = _LIST_CLASSES.get(name)
+                if cls is not None and type(value) is cls:
+                    lst = value._share()
+                    self._kind = name
+                    self._lists = {name: lst}
+                    return
             self._init_fields(kwargs)
 
     def _init_field(self, name, value):
@@ -532,12 +555,16 @@ class Feature(Message):
                             "instance of same class: expected %s got %s."
                             % (cls, type(value)))
         else:
-            copy = cls()
-            copy._value._items = (list(value._value._items)
-                                  if isinstance(value._value._items, list)
-                                  else value._value._items.copy())
-            value = copy
+            value = value._share()
         self._set_list(name, value)
+
+    def _share(self):
+        c = Feature.__new__(Feature)
+        c._parent_hook = None
+        k = self._kind
+        c._kind = k
+        c._lists = {} if k is None else {k: self._lists[k]._share()}
+        return c
 
     def _set_list(self, name, lst):
         lst._parent_hook = None
@@ -555,9 +582,16 @@ class Feature(Message):
             self._lists[name] = lst
         return lst
 
-    bytes_list = property(lambda self: self._get_list("bytes_list"))
-    float_list = property(lambda self: self._get_list("float_list"))
-    int64_list = property(lambda self: self._get_list("int64_list"))
+    def _field(name):  # noqa: N805 - a property factory used in the class body
+        def set_(self, value):
+            raise AttributeError('Assignment not allowed to message field "%s" in protocol '
+                                 'message object.' % name)
+        return property(lambda self: self._get_list(name), set_)
+
+    bytes_list = _field("bytes_list")
+    float_list = _field("float_list")
+    int64_list = _field("int64_list")
+    del _field
 
     def WhichOneof(self, group):
         if group != "kind":
@@ -731,7 +765,12 @@ class Features(Message):
         if not hasattr(value, "items"):
             raise TypeError("bad argument type for built-in operation")
         m = self._feature
+        d = m._d
+        key = m._key
         for k, v in value.items():
+            if type(v) is Feature:
+                d[k if type(k) is str else key(k)] = v._share()
+                continue
             if isinstance(v, dict):
                 v = Feature(**v)
             elif not isinstance(v, Feature):
@@ -740,9 +779,14 @@ class Features(Message):
             m[k].CopyFrom(v)
         self._modified()
 
-    @property
-    def feature(self):
-        return self._feature
+    def _share(self):
+        c = Features.__new__(Features)
+        c._parent_hook = None
+        c._feature = _FeatureMap(c)
+        c._feature._d = {k: f._share() for k, f in self._feature._d.items()}
+        return c
+
+    feature = _readonly("feature", True)
 
     def _key(self):
         return {k: v._key() for k, v in self._feature._d.items()}
@@ -809,12 +853,15 @@ class Example(Message):
             raise TypeError("Parameter to initialize message field must be dict or "
                             "instance of same class: expected %s got %s."
                             % (Features, type(value)))
-        self._features.MergeFrom(value)
+        if not self._has_features and not self._features._feature._d:
+            f = value._share()
+            f._parent_hook = self._child_modified
+            self._features = f
+        else:
+            self._features.MergeFrom(value)
         self._has_features = True
 
-    @property
-    def features(self):
-        return self._features
+    features = _readonly("features", False)
 
     def HasField(self, name):
         if name != "features":
