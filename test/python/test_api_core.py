@@ -1,0 +1,81 @@
+"""The error hierarchy, dtypes, tf.constant / tf.cast and the Tensor type."""
+import pickle
+
+import numpy as np
+import pytest
+
+import tfnano as tf
+
+
+@pytest.mark.parametrize("cls, builtin", [
+    (tf.errors.InvalidArgumentError, ValueError),
+    (tf.errors.DataLossError, OSError),
+    (tf.errors.NotFoundError, FileNotFoundError),
+    (tf.errors.NotFoundError, OSError),
+    (tf.errors.PermissionDeniedError, PermissionError),
+    (tf.errors.ResourceExhaustedError, MemoryError),
+    (tf.errors.FailedPreconditionError, ValueError),
+    (tf.errors.OutOfRangeError, IndexError),
+    (tf.errors.UnimplementedError, NotImplementedError),
+])
+def test_errors_subclass_builtins(cls, builtin):
+    e = cls(None, None, "the message")
+    assert isinstance(e, tf.errors.OpError) and isinstance(e, builtin)
+    assert str(e) == e.message == "the message"
+    with pytest.raises(builtin):
+        raise e
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is cls and again.message == "the message"
+
+
+def test_error_codes():
+    assert tf.errors.InvalidArgumentError.error_code == tf.errors.INVALID_ARGUMENT == 3
+    assert tf.errors.DataLossError.error_code == tf.errors.DATA_LOSS == 15
+    assert tf.errors.exception_type_from_error_code(5) is tf.errors.NotFoundError
+
+
+def test_c_errors_carry_record_index():
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.io.parse_example([b"", b"\xff"], {"a": tf.io.FixedLenFeature([], tf.int64, 0)})
+    assert e.value.record_index == 1
+
+
+def test_dtypes():
+    assert tf.int64 == np.int64 and tf.int64 == np.dtype("int64") and tf.int64 == "int64"
+    assert np.dtype("float32") == tf.float32 and tf.float32 != tf.float64
+    assert np.zeros(2, tf.int32).dtype == np.int32
+    assert tf.as_dtype(np.float32) is tf.float32 and tf.as_dtype(object) is tf.string
+    assert tf.string.name == "string" and str(tf.int64) == "<dtype: 'int64'>"
+    assert repr(tf.float32) == "tf.float32" and tf.int64.is_integer
+    assert hash(tf.int64) == hash(tf.as_dtype("int64"))
+    assert tf.int32.max == 2 ** 31 - 1
+
+
+def test_constant_follows_tf_inference():
+    assert tf.constant(1).dtype == np.int32 and tf.constant(1).shape == ()
+    assert tf.constant(2 ** 40).dtype == np.int64
+    assert tf.constant(1.5).dtype == np.float32
+    assert tf.constant(np.float64(1.5)).dtype == np.float64
+    assert tf.constant([b"a", "b"]).numpy().tolist() == [b"a", b"b"]
+    assert tf.constant(0, shape=(2, 3)).tolist() == [[0] * 3] * 2
+    assert tf.constant([1, 2], dtype=tf.float32).dtype == np.float32
+    assert tf.constant(7).numpy() == 7 and tf.constant(b"x").numpy() == b"x"
+    with pytest.raises(TypeError):
+        tf.constant(1.5, dtype=tf.int32)
+
+
+def test_cast():
+    assert tf.cast([1.7, -1.7], tf.int32).tolist() == [1, -1]
+    assert tf.cast(tf.constant([0, 2]), tf.bool).tolist() == [False, True]
+    assert tf.cast(np.arange(3), "float32").dtype == np.float32
+    with pytest.raises(tf.errors.UnimplementedError):
+        tf.cast(tf.constant([1]), tf.string)
+
+
+def test_tensor_is_numpy_with_tf_methods():
+    t = tf.constant([[1, 2], [3, 4]])
+    assert isinstance(t, np.ndarray) and isinstance(t.numpy(), np.ndarray)
+    assert type(t.numpy()) is np.ndarray
+    assert t[1, 0].numpy() == 3 and [x.numpy().tolist() for x in t] == [[1, 2], [3, 4]]
+    assert (t + 1).tolist() == [[2, 3], [4, 5]]
+    assert t.get_shape() == (2, 2) and t.rank == 2
