@@ -64,7 +64,7 @@ VENV := build/venv
 VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
-        test-install clean proto bench conformance help fuzz valgrind tsan python wheel run-c
+        test-install clean proto bench conformance help fuzz valgrind tsan proto-check python wheel run-c
 
 all: lib
 
@@ -174,6 +174,7 @@ $(VENV)/.stamp: test/requirements.txt
 
 # The README's test command: everything, from a brand-new machine.
 test: deps
+	$(MAKE) --no-print-directory proto-check
 	$(MAKE) --no-print-directory test-c MODE=test WERROR=1
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
@@ -217,6 +218,14 @@ bench: deps
 
 proto:
 	cd lib/proto && nanopb_generator.py -I. -f example.options example.proto
+
+# The committed generated code must be what the installed generator makes.
+proto-check:
+	@rm -rf build/proto-check && mkdir -p build/proto-check
+	@cp lib/proto/example.proto lib/proto/example.options build/proto-check/
+	@cd build/proto-check && nanopb_generator.py -q -I. -f example.options example.proto
+	@diff -u lib/proto/example.pb.h build/proto-check/example.pb.h && diff -u lib/proto/example.pb.c build/proto-check/example.pb.c
+	@echo "proto-check: lib/proto/example.pb.[ch] match nanopb_generator's output"
 
 install: lib
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
