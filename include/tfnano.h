@@ -445,7 +445,328 @@ TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
 TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size_t cap,
                                uint64_t *offsets, size_t *needed, tfn_error *err);
 
-/* TFN_SECTION_RECORD: CRC32C and TFRecord files go here. */
+/* ==================================================================================
+ * MARK: CRC32C and TFRecord files
+ *
+ * A TFRecord file is a sequence of records, each framed as
+ *     uint64 LE length N | uint32 LE masked CRC32C of those 8 bytes |
+ *     N payload bytes    | uint32 LE masked CRC32C of the payload
+ * with no file header or trailer. With ZLIB or GZIP compression the whole framed
+ * stream is one deflate stream (not one per record). See docs/tfrecord.md.
+ *
+ * Errors of readers follow TensorFlow. err->msg starts with TensorFlow's exact text
+ * and, after the first "; ", adds tfnano's context:
+ *     corrupted record at 12; file data.tfrecord, record 0
+ *     corrupted record at 0 (Is this even a TFRecord file?); file x, record 0
+ *     truncated record at 4096' failed with Read less bytes than requested; file x, record 7
+ * TensorFlow's texts never contain "; ", so the text before the first "; " is exactly
+ * what TensorFlow says. err->offset is the offset TensorFlow prints (in the
+ * decompressed stream) and err->record_index the index of the record concerned.
+ * ================================================================================== */
+
+/* CRC-32C (Castagnoli, iSCSI; reflected polynomial 0x82f63b78, init and final xor
+ * 0xffffffff). `crc` is the CRC of the bytes before `data`: pass 0 to start a fresh
+ * checksum, so tfn_crc32c(0, "123456789", 9) == 0xe3069283, and
+ * tfn_crc32c(tfn_crc32c(0, a, na), b, nb) == CRC of a followed by b.
+ * Uses the SSE4.2 crc32 instruction when the CPU has it (three interleaved streams
+ * on long inputs), else a portable slice-by-8 loop; both give the same values.
+ * @param data  may be NULL when len == 0. Thread-safe. */
+TFN_API uint32_t tfn_crc32c(uint32_t crc, const void *data, size_t len);
+
+/* TFRecord's CRC mask: rotate right by 15 bits, add 0xa282ead8 (mod 2^32). */
+TFN_API uint32_t tfn_crc32c_mask(uint32_t crc);
+
+/* Inverse of tfn_crc32c_mask(). */
+TFN_API uint32_t tfn_crc32c_unmask(uint32_t masked);
+
+/* ---------------------------------------------------------------- framing helpers */
+
+/* Framed size of a payload of `payload_len` bytes (payload_len + 16), or 0 when that
+ * overflows size_t. */
+TFN_API size_t tfn_record_frame_size(size_t payload_len);
+
+/* Writes one framed record (header, payload, footer) into dst.
+ * @param payload  may be NULL when len == 0.
+ * @param written  receives the bytes written (on TFN_E_BUF_TOO_SMALL: the size needed).
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL, TFN_E_INVALID_ARG (NULL dst/written). */
+TFN_API int tfn_record_frame(void *dst, size_t cap, const void *payload, size_t len,
+                             size_t *written, tfn_error *err);
+
+/* Unframe flags. */
+enum {
+    TFN_UNFRAME_DEFAULT = 0,
+    TFN_UNFRAME_NO_PAYLOAD_CRC = 1 /* check the length CRC only */
+};
+
+/* Reads the record at the start of src[0 .. len): a view of its payload and the
+ * number of bytes it takes. Offsets in messages are relative to src.
+ * @param payload  receives a pointer into src (valid as long as src is).
+ * @return TFN_OK; TFN_END when len == 0 or fewer than 12 bytes are there (TensorFlow
+ *         ends quietly on a partial header); TFN_E_DATA_LOSS_LENGTH ("corrupted
+ *         record at 0 (Is this even a TFRecord file?)"); TFN_E_TRUNCATED ("truncated
+ *         record at 0' failed with Read less bytes than requested", *consumed = the
+ *         framed size needed when it fits size_t); TFN_E_DATA_LOSS ("corrupted record
+ *         at 12"); TFN_E_INVALID_ARG. */
+TFN_API int tfn_record_unframe(const void *src, size_t len, unsigned flags,
+                               const uint8_t **payload, size_t *payload_len, size_t *consumed,
+                               tfn_error *err);
+
+/* ---------------------------------------------------------------- I/O callbacks */
+
+/* An I/O back end supplied by the caller (the Python bindings pass file objects
+ * through it). Each function gets `ctx`. Return values: byte counts >= 0, or a
+ * negative errno (e.g. -EIO) on failure; the library reports TFN_E_IO with
+ * sys_errno = -return.
+ *   read:  reads up to len bytes into buf; 0 means end of data. Required for readers.
+ *   write: writes up to len bytes, returns how many (short writes are retried; 0 is
+ *          an error). Required for writers.
+ *   seek:  moves to absolute byte `offset`; returns 0. Optional (NULL): needed only by
+ *          tfn_record_reader_seek().
+ *   flush: pushes written bytes on; returns 0. Optional.
+ *   close: called once by tfn_record_reader_free() / tfn_record_writer_close();
+ *          returns 0. Optional. */
+typedef struct tfn_io {
+    int64_t (*read)(void *ctx, void *buf, size_t len);
+    int64_t (*write)(void *ctx, const void *buf, size_t len);
+    int64_t (*seek)(void *ctx, uint64_t offset);
+    int (*flush)(void *ctx);
+    int (*close)(void *ctx);
+    void *ctx;
+} tfn_io;
+
+/* Compression of a TFRecord stream. */
+typedef enum tfn_compression {
+    TFN_COMPRESSION_NONE = 0,
+    TFN_COMPRESSION_ZLIB = 1,
+    TFN_COMPRESSION_GZIP = 2,
+    TFN_COMPRESSION_AUTO = 3 /* readers only: detected from the first bytes */
+} tfn_compression;
+
+/* What a reader does with damaged data. */
+typedef enum tfn_on_damage {
+    TFN_ON_DAMAGE_RAISE = 0, /* report the error (TensorFlow's behaviour) */
+    TFN_ON_DAMAGE_SKIP = 1   /* skip it and resynchronise on the next valid record */
+} tfn_on_damage;
+
+/* ---------------------------------------------------------------- reader */
+
+typedef struct tfn_record_reader tfn_record_reader;
+
+/* Reader options. Fill them with tfn_record_reader_options_init(), then change what
+ * you need; passing NULL options means the defaults. */
+typedef struct tfn_record_reader_options {
+    int compression;        /* a tfn_compression; default NONE */
+    int skip_payload_crc;   /* non-zero: check only the length CRCs; default 0 */
+    int on_damage;          /* a tfn_on_damage; default RAISE */
+    size_t buffer_size;     /* read buffer in bytes; default 1 MiB (grown to fit a
+                               record longer than it) */
+    const char *name;       /* name used in messages for memory / callback readers
+                               (copied); NULL = none. Path readers use the path. */
+} tfn_record_reader_options;
+
+/* Sets the defaults listed above. */
+TFN_API void tfn_record_reader_options_init(tfn_record_reader_options *opts);
+
+/* Opens a file for reading.
+ * @return TFN_OK; TFN_E_IO (sys_errno set; message "<path>; No such file or
+ *         directory" as TensorFlow's NotFound); TFN_E_INVALID_ARG; TFN_E_NOMEM.
+ * The reader owns its buffer; memory stays constant whatever the file size. */
+TFN_API int tfn_record_reader_open(const char *path, const tfn_record_reader_options *opts,
+                                   const tfn_alloc *alc, tfn_record_reader **out,
+                                   tfn_error *err);
+
+/* Reads from memory, which must stay alive and unchanged until the reader is freed.
+ * Uncompressed input is not copied: records are views into `data`. */
+TFN_API int tfn_record_reader_open_mem(const void *data, size_t len,
+                                       const tfn_record_reader_options *opts,
+                                       const tfn_alloc *alc, tfn_record_reader **out,
+                                       tfn_error *err);
+
+/* Reads through an I/O callback table (copied; io->read required). */
+TFN_API int tfn_record_reader_open_io(const tfn_io *io, const tfn_record_reader_options *opts,
+                                      const tfn_alloc *alc, tfn_record_reader **out,
+                                      tfn_error *err);
+
+/* Next record: *data / *len receive a view of its payload, valid until the next call
+ * on this reader.
+ * @return TFN_OK; TFN_END at a clean end (also after 1..11 stray bytes, as
+ *         TensorFlow); TFN_E_DATA_LOSS_LENGTH (bad length CRC), TFN_E_DATA_LOSS (bad
+ *         payload CRC, or a zlib error "inflate() failed with error -3: ..."),
+ *         TFN_E_TRUNCATED, TFN_E_IO, TFN_E_NOMEM.
+ * After an error the reader stays at the same record: calling again retries it (a
+ * file still being written can be read on once its last record is complete). With
+ * TFN_ON_DAMAGE_SKIP, CRC errors are not returned: the reader scans forward for the
+ * next offset holding a complete record whose length CRC (and payload CRC, unless
+ * disabled) match, and counts what it skipped; a truncated record at the end is still
+ * reported as TFN_E_TRUNCATED (it may be still being written). */
+TFN_API int tfn_record_reader_next(tfn_record_reader *r, const uint8_t **data, size_t *len,
+                                   tfn_error *err);
+
+/* Up to `max` records at once: views[0 .. *n) are their payloads, all valid until the
+ * next call on this reader. Returns TFN_OK with *n >= 1; an error met after some
+ * records is held back and returned by the next call (*n = 0).
+ * @return TFN_OK, TFN_END (*n = 0), or an error as tfn_record_reader_next(). */
+TFN_API int tfn_record_reader_next_batch(tfn_record_reader *r, tfn_bytes *views, size_t max,
+                                         size_t *n, tfn_error *err);
+
+/* Copies up to `max` records back to back into dst: record i is
+ * dst[offsets[i] .. offsets[i+1]) (offsets has max+1 entries), *n records, *written
+ * bytes. Stops early when the next record does not fit.
+ * @return TFN_OK (*n >= 1), TFN_END, TFN_E_BUF_TOO_SMALL when not even the first
+ *         record fits (*written = its size; the reader does not move), or an error as
+ *         tfn_record_reader_next(). */
+TFN_API int tfn_record_reader_read_into(tfn_record_reader *r, void *dst, size_t cap,
+                                        uint64_t *offsets, size_t max, size_t *n,
+                                        size_t *written, tfn_error *err);
+
+/* Offset of the next record in the (decompressed) stream. */
+TFN_API uint64_t tfn_record_reader_offset(const tfn_record_reader *r);
+
+/* Index of the next record (the number returned so far, plus a seek's start). */
+TFN_API uint64_t tfn_record_reader_index(const tfn_record_reader *r);
+
+/* With TFN_ON_DAMAGE_SKIP: damaged regions skipped so far and their bytes.
+ * Either pointer may be NULL. */
+TFN_API void tfn_record_reader_skipped(const tfn_record_reader *r, uint64_t *records,
+                                       uint64_t *bytes);
+
+/* The compression in use (the detected one for TFN_COMPRESSION_AUTO; AUTO until the
+ * first bytes have been read). */
+TFN_API int tfn_record_reader_compression(const tfn_record_reader *r);
+
+/* Moves an uncompressed reader to `offset` (the start of a record, e.g. from an
+ * index); the next record read is then numbered `record_index`.
+ * @return TFN_OK, TFN_E_INVALID_ARG (compressed input, no seek callback, offset past
+ *         the end of memory), TFN_E_IO. */
+TFN_API int tfn_record_reader_seek(tfn_record_reader *r, uint64_t offset,
+                                   uint64_t record_index, tfn_error *err);
+
+/* Frees the reader and closes its file (or calls io->close). NULL is accepted. */
+TFN_API void tfn_record_reader_free(tfn_record_reader *r);
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct tfn_record_writer tfn_record_writer;
+
+/* Writer options; fill with tfn_record_writer_options_init(). NULL = defaults.
+ * The zlib settings default to TensorFlow's (level -1 = 6, window bits 15,
+ * memLevel 9, default strategy). */
+typedef struct tfn_record_writer_options {
+    int compression;       /* NONE, ZLIB or GZIP; default NONE */
+    int compression_level; /* -1 (default) or 0..9 */
+    int window_bits;       /* 8..15; default 15 (GZIP adds 16 itself) */
+    int mem_level;         /* 1..9; default 9 */
+    int strategy;          /* zlib strategy; default 0 (Z_DEFAULT_STRATEGY) */
+    size_t buffer_size;    /* output buffer in bytes; default 256 KiB */
+} tfn_record_writer_options;
+
+/* Sets the defaults listed above. */
+TFN_API void tfn_record_writer_options_init(tfn_record_writer_options *opts);
+
+/* Creates (or truncates) a file.
+ * @return TFN_OK, TFN_E_IO (sys_errno; "<path>; No such file or directory"),
+ *         TFN_E_INVALID_ARG (bad options), TFN_E_NOMEM. */
+TFN_API int tfn_record_writer_open(const char *path, const tfn_record_writer_options *opts,
+                                   const tfn_alloc *alc, tfn_record_writer **out,
+                                   tfn_error *err);
+
+/* Writes into memory owned by the writer; see tfn_record_writer_mem_data(). */
+TFN_API int tfn_record_writer_open_mem(const tfn_record_writer_options *opts,
+                                       const tfn_alloc *alc, tfn_record_writer **out,
+                                       tfn_error *err);
+
+/* Writes through an I/O callback table (copied; io->write required). */
+TFN_API int tfn_record_writer_open_io(const tfn_io *io, const tfn_record_writer_options *opts,
+                                      const tfn_alloc *alc, tfn_record_writer **out,
+                                      tfn_error *err);
+
+/* Appends one record (buffered).
+ * @param data  may be NULL when len == 0.
+ * @return TFN_OK, TFN_E_CLOSED ("Writer is closed."), TFN_E_IO, TFN_E_NOMEM,
+ *         TFN_E_INVALID_ARG. */
+TFN_API int tfn_record_writer_write(tfn_record_writer *w, const void *data, size_t len,
+                                    tfn_error *err);
+
+/* Appends n records stored back to back: record i is data[offsets[i] ..
+ * offsets[i+1]) (offsets has n+1 non-decreasing entries). Same statuses as
+ * tfn_record_writer_write(); on error, the records before the bad one are written. */
+TFN_API int tfn_record_writer_write_batch(tfn_record_writer *w, const void *data,
+                                          const uint64_t *offsets, size_t n, tfn_error *err);
+
+/* Pushes buffered records to the file (compressed: a Z_PARTIAL_FLUSH first, as
+ * TensorFlow), so that every record written so far can be read back by others.
+ * @return TFN_OK, TFN_E_CLOSED, TFN_E_IO. */
+TFN_API int tfn_record_writer_flush(tfn_record_writer *w, tfn_error *err);
+
+/* Finishes the stream (Z_FINISH when compressed), flushes and closes the file or
+ * calls io->close. Closing twice is fine (TFN_OK).
+ * @return TFN_OK, TFN_E_IO (the writer is closed anyway). */
+TFN_API int tfn_record_writer_close(tfn_record_writer *w, tfn_error *err);
+
+/* The bytes written so far by a memory writer (complete after close). The view is
+ * valid until the next write, flush or free. Others: *data = NULL, *len = 0. */
+TFN_API void tfn_record_writer_mem_data(const tfn_record_writer *w, const uint8_t **data,
+                                        size_t *len);
+
+/* Records written so far. */
+TFN_API uint64_t tfn_record_writer_count(const tfn_record_writer *w);
+
+/* Closes (ignoring errors) if needed and frees the writer. NULL is accepted. */
+TFN_API void tfn_record_writer_free(tfn_record_writer *w);
+
+/* ---------------------------------------------------------------- index */
+
+/* The (offset, length) of every record of an uncompressed file, length being the
+ * whole framed size (payload + 16), as in the text index files of NVIDIA DALI's
+ * tfrecord2idx and the `tfrecord` PyPI package: one "offset length\n" line per
+ * record. */
+typedef struct tfn_record_index tfn_record_index;
+
+/* Builds the index by reading r from its current position to the end (length CRCs
+ * checked; payload CRCs as the reader's options say). Uncompressed readers only.
+ * Record i of the index is the i-th record from where the reader was.
+ * @return TFN_OK; TFN_E_INVALID_ARG (compressed); the reader's errors
+ *         (TFN_E_DATA_LOSS*, TFN_E_TRUNCATED, TFN_E_IO); TFN_E_NOMEM. */
+TFN_API int tfn_record_index_build(tfn_record_reader *r, const tfn_alloc *alc,
+                                   tfn_record_index **out, tfn_error *err);
+
+/* Parses index text ("offset length" pairs separated by white space).
+ * @return TFN_OK, TFN_E_CORRUPT (message names the line), TFN_E_NOMEM. */
+TFN_API int tfn_record_index_parse(const void *text, size_t len, const tfn_alloc *alc,
+                                   tfn_record_index **out, tfn_error *err);
+
+/* Reads an index file (as tfn_record_index_parse). TFN_E_IO when it cannot be read. */
+TFN_API int tfn_record_index_load(const char *path, const tfn_alloc *alc,
+                                  tfn_record_index **out, tfn_error *err);
+
+/* Writes the index as text into dst (no NUL).
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL (*written = size needed). */
+TFN_API int tfn_record_index_format(const tfn_record_index *idx, void *dst, size_t cap,
+                                    size_t *written, tfn_error *err);
+
+/* Writes the index file (created or truncated). @return TFN_OK, TFN_E_IO, TFN_E_NOMEM. */
+TFN_API int tfn_record_index_save(const tfn_record_index *idx, const char *path,
+                                  tfn_error *err);
+
+/* Number of records. */
+TFN_API uint64_t tfn_record_index_count(const tfn_record_index *idx);
+
+/* Offset and framed length of record i. @return TFN_OK, TFN_E_INVALID_ARG (i out of
+ * range). Either output may be NULL. */
+TFN_API int tfn_record_index_at(const tfn_record_index *idx, uint64_t i, uint64_t *offset,
+                                uint64_t *length);
+
+/* Reads record i directly: seeks the reader to its offset and reads it; the view is
+ * valid until the next call on the reader, which then goes on with record i+1.
+ * @return TFN_OK, TFN_E_INVALID_ARG (i out of range, reader not seekable), or the
+ *         errors of tfn_record_reader_next() (TFN_END if the file is shorter than the
+ *         index says). */
+TFN_API int tfn_record_index_read(const tfn_record_index *idx, tfn_record_reader *r,
+                                  uint64_t i, const uint8_t **data, size_t *len,
+                                  tfn_error *err);
+
+/* Frees an index. NULL is accepted. */
+TFN_API void tfn_record_index_free(tfn_record_index *idx);
 
 /* TFN_SECTION_PAD: padding and bucketing go here. */
 

@@ -1,0 +1,31 @@
+/*
+ * crc32c_internal.h - the two CRC-32C implementations behind tfn_crc32c(), visible to
+ * the tests so that they can be compared. They work on the raw register (the
+ * complement of the public CRC value): reg' = update(reg, bytes).
+ */
+#ifndef TFN_CRC32C_INTERNAL_H
+#define TFN_CRC32C_INTERNAL_H
+
+#include "tfn_internal.h"
+
+/* Portable slice-by-8 loop. */
+uint32_t tfn__crc32c_sw(uint32_t reg, const uint8_t *p, size_t n);
+
+/* SSE4.2 loop with three interleaved streams; call only when
+ * tfn__crc32c_hw_available() (elsewhere it falls back to the portable loop). */
+uint32_t tfn__crc32c_hw(uint32_t reg, const uint8_t *p, size_t n);
+
+/* True when this CPU has the SSE4.2 crc32 instruction. */
+bool tfn__crc32c_hw_available(void);
+
+/* The stream-combining shift: register advanced over the long (which != 0) or short
+ * block of zero bytes. For tests. */
+uint32_t tfn__crc32c_shift_test(uint32_t reg, int which);
+
+/* Masked CRC of bytes, as stored in TFRecord files. */
+static inline uint32_t tfn__masked_crc(const void *data, size_t len)
+{
+    return tfn_crc32c_mask(tfn_crc32c(0, data, len));
+}
+
+#endif /* TFN_CRC32C_INTERNAL_H */

@@ -1,0 +1,106 @@
+/* record_zlib.c - the inflating side of compressed TFRecord streams (the deflating
+ * side lives in record_writer.c), and zlib's allocator hooks. */
+#include "record_internal.h"
+
+#include <limits.h>
+
+voidpf tfn__zalloc(voidpf opaque, uInt items, uInt size)
+{
+    size_t n;
+    if (!tfn__mul_size(items, size, &n))
+        return Z_NULL;
+    return tfn__malloc((const tfn__alloc *)opaque, n);
+}
+
+void tfn__zfree(voidpf opaque, voidpf p)
+{
+    tfn__free((const tfn__alloc *)opaque, p);
+}
+
+int tfn__inflater_init(tfn__inflater *inf, const tfn__alloc *alloc, bool gzip, size_t in_cap,
+                       tfn_error *err)
+{
+    memset(inf, 0, sizeof *inf);
+    inf->alloc = alloc;
+    inf->gzip = gzip;
+    if (in_cap > UINT_MAX)
+        in_cap = UINT_MAX;
+    inf->in = (uint8_t *)tfn__malloc(alloc, in_cap);
+    if (!inf->in)
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory for a %zu-byte input buffer", in_cap);
+    inf->in_cap = in_cap;
+    inf->zs.zalloc = tfn__zalloc;
+    inf->zs.zfree = tfn__zfree;
+    inf->zs.opaque = (voidpf)(uintptr_t)alloc; /* only read back as const */
+    /* TensorFlow: window bits 15 for ZLIB, 15 + 16 (gzip only, no auto-detection)
+     * for GZIP. */
+    int rc = inflateInit2(&inf->zs, gzip ? MAX_WBITS + 16 : MAX_WBITS);
+    if (rc != Z_OK) {
+        tfn__free(alloc, inf->in);
+        inf->in = NULL;
+        return tfn__fail(err, rc == Z_MEM_ERROR ? TFN_E_NOMEM : TFN_E_INVALID_ARG,
+                         "inflateInit2() failed with error %d", rc);
+    }
+    inf->ready = true;
+    return TFN_OK;
+}
+
+void tfn__inflater_preload(tfn__inflater *inf, const uint8_t *data, size_t n)
+{
+    if (n > inf->in_cap)
+        n = inf->in_cap;
+    memcpy(inf->in, data, n);
+    inf->zs.next_in = inf->in;
+    inf->zs.avail_in = (uInt)n;
+}
+
+int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap, size_t *got,
+                       const char *name, tfn_error *err)
+{
+    *got = 0;
+    if (cap > UINT_MAX)
+        cap = UINT_MAX;
+    while (*got == 0 && cap > 0) {
+        if (inf->zs.avail_in == 0) {
+            size_t n;
+            int rc = tfn__io_read(io, inf->in, inf->in_cap, &n, name, err);
+            if (rc != TFN_OK)
+                return rc;
+            if (n == 0)
+                return TFN_OK; /* compressed input ended: so does the stream */
+            inf->zs.next_in = inf->in;
+            inf->zs.avail_in = (uInt)n;
+        }
+        if (inf->ended) {
+            /* ZLIB: what follows the end of the stream is not read. */
+            inf->zs.avail_in = 0;
+            continue;
+        }
+        inf->zs.next_out = dst;
+        inf->zs.avail_out = (uInt)cap;
+        int rc = inflate(&inf->zs, Z_NO_FLUSH);
+        *got = cap - inf->zs.avail_out;
+        if (rc == Z_STREAM_END) {
+            if (inf->gzip)
+                (void)inflateReset(&inf->zs); /* the next gzip member, if any */
+            else
+                inf->ended = true;
+        } else if (rc == Z_BUF_ERROR) {
+            /* No progress possible without more input: loop and read. */
+        } else if (rc != Z_OK) {
+            return tfn__fail(err, TFN_E_DATA_LOSS, "inflate() failed with error %d: %s", rc,
+                             inf->zs.msg ? inf->zs.msg : "unknown error");
+        }
+    }
+    return TFN_OK;
+}
+
+void tfn__inflater_free(tfn__inflater *inf)
+{
+    if (inf->ready)
+        (void)inflateEnd(&inf->zs);
+    inf->ready = false;
+    if (inf->in)
+        tfn__free(inf->alloc, inf->in);
+    inf->in = NULL;
+}
