@@ -12,7 +12,8 @@
  * bench_ratio() / bench_target() and nothing else is needed to plug it in.
  *
  * Environment: BENCH_BUDGET (seconds per run, default 0.3), BENCH_RUNS (default 5),
- * BENCH_QUICK=1 (0.02 s x 2 runs: a smoke test that the code paths work).
+ * BENCH_QUICK=1 (0.02 s x 2 runs: a smoke test that the code paths work),
+ * BENCH_FILTER="a|b" (time only the cases whose name contains a or b; e.g. for perf).
  */
 #ifndef TFN_BENCH_UTIL_H
 #define TFN_BENCH_UTIL_H
@@ -133,6 +134,7 @@ typedef struct bench_result {
     double mb_s;      /* at the best run, 1 MB = 1e6 bytes; 0 when no bytes reported */
     uint64_t items;   /* items done in all timed runs */
     int failed;
+    int skipped; /* BENCH_FILTER did not select it */
 } bench_result;
 
 typedef struct bench_config {
@@ -157,6 +159,23 @@ BENCH_UNUSED static bench_config bench_config_from_env(void)
     if (r && atoi(r) > 0)
         c.runs = atoi(r) > BENCH_MAX_RUNS ? BENCH_MAX_RUNS : atoi(r);
     return c;
+}
+
+/* BENCH_FILTER: '|'-separated substrings; a case runs when its name contains one. */
+static int bench__selected(const char *name)
+{
+    const char *f = getenv("BENCH_FILTER");
+    if (!f || !*f)
+        return 1;
+    while (*f) {
+        const char *bar = strchr(f, '|');
+        size_t len = bar ? (size_t)(bar - f) : strlen(f);
+        for (const char *s = name; len && *s; s++)
+            if (strncmp(s, f, len) == 0)
+                return 1;
+        f += len + (bar != NULL);
+    }
+    return 0;
 }
 
 static int bench__cmp_double(const void *a, const void *b)
@@ -185,6 +204,10 @@ BENCH_UNUSED static bench_result bench_run(const char *name, bench_fn fn, void *
     bench_result res;
     memset(&res, 0, sizeof res);
     res.name = name;
+    if (!bench__selected(name)) {
+        res.skipped = res.failed = 1;
+        return res;
+    }
     double per_item[BENCH_MAX_RUNS], mbs[BENCH_MAX_RUNS];
     bench_work w = {0, 0};
     uint64_t ns = 0;
@@ -230,7 +253,7 @@ BENCH_UNUSED static void bench_print_title(const char *title)
 BENCH_UNUSED static void bench_print_row(const bench_result *r, const bench_result *base)
 {
     if (r->failed) {
-        printf("  %-52s FAILED\n", r->name);
+        printf("  %-52s %s\n", r->name, r->skipped ? "skipped" : "FAILED");
         return;
     }
     char mb[32] = "-", rel[32] = "-";
@@ -247,7 +270,8 @@ BENCH_UNUSED static double bench_ratio(const char *what, const bench_result *fas
                                        const bench_result *slow)
 {
     if (fast->failed || slow->failed || fast->best_ns <= 0) {
-        printf("summary: %-58s n/a (a case failed)\n", what);
+        printf("summary: %-58s n/a (a case %s)\n", what,
+               fast->skipped || slow->skipped ? "was skipped" : "failed");
         return 0;
     }
     double best = slow->best_ns / fast->best_ns, med = slow->median_ns / fast->median_ns;
@@ -260,6 +284,10 @@ BENCH_UNUSED static double bench_ratio(const char *what, const bench_result *fas
 BENCH_UNUSED static int bench_target(const char *label, double ratio, double need)
 {
     int met = ratio > 0 && ratio >= need;
+    if (ratio <= 0) {
+        printf("summary: TARGET %-51s    n/a\n", label);
+        return 0;
+    }
     printf("summary: TARGET %-51s %6.2fx need >= %.2fx  %s\n", label, ratio, need,
            met ? "MET" : "NOT MET");
     return met;
@@ -270,6 +298,10 @@ BENCH_UNUSED static int bench_target(const char *label, double ratio, double nee
 BENCH_UNUSED static int bench_target_at_most(const char *label, double value, double limit)
 {
     int met = value > 0 && value <= limit;
+    if (value <= 0) {
+        printf("summary: TARGET %-51s    n/a\n", label);
+        return 0;
+    }
     printf("summary: TARGET %-51s %6.2fx need <= %.2fx  %s\n", label, value, limit,
            met ? "MET" : "NOT MET");
     return met;
