@@ -97,6 +97,17 @@ def renamed_nanopb_object(archive, out_dir):
     return out
 
 
+# Python functions the C library calls back (tfn_io for Python file objects): one call
+# per buffer, never per record.
+PY_CALLBACKS = """
+extern "Python" {
+    int64_t tfn_py_read(void *ctx, void *buf, size_t len);
+    int64_t tfn_py_write(void *ctx, const void *buf, size_t len);
+    int tfn_py_flush(void *ctx);
+}
+"""
+
+
 def lib_sources():
     srcs = sorted(glob.glob(os.path.join(ROOT, "lib", "*.c")))
     srcs.append(os.path.join(ROOT, "lib", "proto", "example.pb.c"))
@@ -110,7 +121,7 @@ def make_builder(extra_sources=(), module="tfnano._native"):
     nanopb_obj = renamed_nanopb_object(find_nanopb_archive(), obj_dir)
 
     ffi = FFI()
-    ffi.cdef(read_cdef())
+    ffi.cdef(read_cdef() + PY_CALLBACKS)
     extra = shlex.split(os.environ.get("TFN_CFLAGS", ""))
     ffi.set_source(
         module,

@@ -1,7 +1,7 @@
 """TFRecord files: TFRecordOptions, TFRecordWriter, TFRecordDataset and record
-readers. The framing and CRCs are done by the C library when it provides the TFRecord
-API (paths through its file back end with the GIL released; any Python file object
-through a callback table, one call per buffer); `_pyrecord` is the stand-in."""
+readers, on the C library's TFRecord API (_crecord: paths through its file back end
+with the GIL released; any Python file object through a callback table, one call per
+buffer)."""
 import os
 
 import numpy as np
@@ -72,8 +72,8 @@ def _options(options):
 
 
 def _backend():
-    from . import _pyrecord
-    return _pyrecord
+    from . import _crecord
+    return _crecord
 
 
 def _fspath(p):
@@ -99,7 +99,8 @@ class TFRecordWriter:
         level = opts.compression_level
         target = path if hasattr(path, "write") else _fspath(path)
         self._w = _backend().Writer(target, self._compression,
-                                    -1 if level is None else int(level))
+                                    -1 if level is None else int(level), opts.window_bits,
+                                    opts.mem_level, opts.compression_strategy)
         self._closed = False
 
     def _check_open(self):
