@@ -13,7 +13,7 @@
 # Every program prints its own table; lines starting with "summary:" are collected.
 #
 # Environment: MODE (library build, default release), BENCH_QUICK=1 (smoke run),
-# BENCH_BUDGET / BENCH_RUNS (see bench_util.h), BENCH_ONLY="name ..." (run a subset),
+# BENCH_BUDGET / BENCH_RUNS (see bench_util.h), BENCH_ONLY="bench_example bench_example.py ..." (run a subset),
 # BENCH_NO_PYTHON=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,7 +36,7 @@ if [ ! -f "$LIB" ]; then
     exit 1
 fi
 
-selected() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" ${1%.py} "* ]]; }
+selected() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
 in_list() { local x=$1; shift; [[ " $* " == *" $x "* ]]; }
 
 # ---------------------------------------------------------------- build
