@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from . import errors
-from ._tensor import as_tensor
+from ._tensor import Tensor, as_tensor
 
 
 class TFRecordCompressionType:
@@ -232,30 +232,40 @@ def _open_reader(source, compression, buffer_size):
 
 
 class _FileRecords:
-    """Iterates one file's records as 0-d string tensors; after a DataLossError the
-    file is finished (TFRecordDataset then moves on to the next file)."""
+    """Iterates one file's records as 0-d string tensors (read 64 at a time); after a
+    DataLossError the file is finished (TFRecordDataset then moves on to the next
+    file). Records before a damaged one are all returned first."""
 
     def __init__(self, source, compression, buffer_size):
         self._r = _open_reader(source, compression, buffer_size)
         self._done = False
+        self._pending = []
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        if self._done:
-            raise StopIteration
-        try:
-            rec = self._r.next_record()
-        except errors.OpError:
-            self._done = True
-            self._r.close()
-            raise
-        if rec is None:
-            self._done = True
-            self._r.close()
-            raise StopIteration
-        return as_tensor(np.array(rec, dtype=object))
+        if not self._pending:
+            if self._done:
+                raise StopIteration
+            try:
+                got = self._r.read_batch(64)
+            except errors.OpError:
+                self._done = True
+                self._r.close()
+                raise
+            if got is None:
+                self._done = True
+                self._r.close()
+                raise StopIteration
+            data, offsets = got
+            o = offsets.tolist()
+            mv = memoryview(data)
+            self._pending = [bytes(mv[o[i]:o[i + 1]]) for i in range(len(o) - 2, -1, -1)]
+        rec = self._pending.pop()
+        out = np.empty((), dtype=object)
+        out[()] = rec
+        return out.view(Tensor)
 
 
 class _Chain:
