@@ -14,8 +14,7 @@ def _flatten_fast(sequences):
     if all(isinstance(s, np.ndarray) and s.ndim == 1 and s.dtype.kind in "iu"
            for s in sequences):
         lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
-        flat = np.concatenate(sequences) if lengths.sum() else np.empty(0, np.int64)
-        return flat, lengths
+        return _Rows(sequences, lengths), lengths
     if all(isinstance(s, (list, tuple)) for s in sequences):
         types = set(map(type, itertools.chain.from_iterable(sequences)))
         if types <= {int}:
@@ -30,9 +29,46 @@ def _flatten_fast(sequences):
     return None
 
 
+class _Rows:
+    """1-D integer arrays kept as they are (no concatenation)."""
+    __slots__ = ("rows", "size", "dtype")
+
+    def __init__(self, rows, lengths):
+        self.rows = rows
+        self.size = int(lengths.sum())
+        self.dtype = np.result_type(*{r.dtype for r in rows})
+
+    def min(self):
+        return min(int(r.min()) for r in self.rows if len(r))
+
+    def max(self):
+        return max(int(r.max()) for r in self.rows if len(r))
+
+    def astype(self, dtype, copy=False):
+        return self
+
+
+def _alloc(shape, value, dtype):
+    """np.full, but zero padding comes from calloc'd pages that are never touched."""
+    if not isinstance(value, str) and value == 0:
+        return np.zeros(shape, dtype=dtype)
+    return np.full(shape, value, dtype=dtype)
+
+
 def _place(flat, lengths, maxlen, out, padding, truncating, mask=None):
-    """Writes each sequence's kept part into its row of `out` (vectorized)."""
+    """Writes each sequence's kept part into its row of `out`."""
     n = len(lengths)
+    if isinstance(flat, _Rows):
+        kept = np.minimum(lengths, maxlen)
+        src = (lengths - kept) if truncating == "pre" else np.zeros(n, dtype=np.int64)
+        dst = (maxlen - kept) if padding == "pre" else np.zeros(n, dtype=np.int64)
+        for r, row, d, k, sr in zip(range(n), flat.rows, dst.tolist(), kept.tolist(),
+                                    src.tolist()):
+            if k:
+                out[r, d:d + k] = row[sr:sr + k]
+                if mask is not None:
+                    mask[r, d:d + k] = True
+        return
     kept = np.minimum(lengths, maxlen)
     starts = np.zeros(n, dtype=np.int64)
     if n > 1:
@@ -81,10 +117,10 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
         raise ValueError("`dtype` %s is not compatible with `value`'s type: %s\n"
                          "You should set `dtype=object` for variable length strings."
                          % (dtype, type(value)))
-    x = np.full((num_samples, maxlen) + tuple(sample_shape), value, dtype=dtype)
+    x = _alloc((num_samples, maxlen) + tuple(sample_shape), value, dtype)
     if fast is not None:
         info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
-        in_range = info is None or not flat.size or (
+        in_range = info is None or not flat.size or np.can_cast(flat.dtype, x.dtype) or (
             flat.min() >= info.min and flat.max() <= info.max)
         if in_range and int(maxlen) > 0 and padding in ("pre", "post") \
                 and truncating in ("pre", "post"):
@@ -143,7 +179,7 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
     maxlen = int(maxlen)
     if maxlen < 0:
         raise ValueError("negative dimensions are not allowed")
-    out = np.full((len(lengths), maxlen), value, dtype=dtype)
+    out = _alloc((len(lengths), maxlen), value, dtype)
     mask = np.zeros((len(lengths), maxlen), dtype=np.bool_)
     if maxlen:
         _place(flat.astype(out.dtype, copy=False), lengths, maxlen, out, padding,
