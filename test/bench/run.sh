@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 
 C_BENCHES=(bench_example)
 PEER_BENCHES=(bench_example)
-PY_BENCHES=(bench_example.py)
+PY_BENCHES=(bench_example.py bench_python.py)
 
 MODE=${MODE:-release}
 LIB=build/$MODE/libtfnano.a
