@@ -291,3 +291,35 @@ def test_interop_corpus(expected):
             for k, fw in w["features"].items():
                 _check_feature(ex.features.feature[k], fw)
                 assert tf.train.Example.FromString(ex.SerializeToString()) == ex
+
+
+class _Broken(io.BytesIO):
+    def read(self, n=-1):
+        raise RuntimeError("network down")
+
+    readinto = None
+
+
+def test_file_object_errors_propagate():
+    with pytest.raises(RuntimeError, match="network down"):
+        list(tf.data.TFRecordDataset([_Broken(b"x" * 100)]))
+
+
+def test_tf_record_iterator_and_levels(tmp_path):
+    write(tmp_path / "z", [b"a" * 1000, b"b"], tf.io.TFRecordOptions("ZLIB", compression_level=9))
+    assert list(tf.io.tf_record_iterator(str(tmp_path / "z"), "ZLIB")) == [b"a" * 1000, b"b"]
+    assert zlib.decompress((tmp_path / "z").read_bytes())[16:24] == b"a" * 8
+
+
+def test_damaged_file_then_next_file(tmp_path):
+    write(tmp_path / "a", [b"one", b"two"])
+    bad = bytearray((tmp_path / "a").read_bytes())
+    bad[19 + 14] ^= 1  # payload of the second record
+    (tmp_path / "a").write_bytes(bytes(bad))
+    write(tmp_path / "b", [b"three"])
+    ds = tf.data.TFRecordDataset([str(tmp_path / "a"), str(tmp_path / "b")])
+    got = [r.numpy() for r in ds.apply(tf.data.experimental.ignore_errors())]
+    assert got == [b"one", b"three"]  # the error ends file a; file b is still read
+    with pytest.raises(DataLossError) as e:
+        list(ds)
+    assert str(e.value) == "corrupted record at 31" and e.value.record_index == 1
