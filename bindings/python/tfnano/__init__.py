@@ -17,10 +17,32 @@ from .dtypes import (DType, as_dtype, bool, complex64, complex128, double,  # no
                      float16, float32, float64, half, int8, int16, int32, int64, string,
                      uint8, uint16, uint32, uint64)
 from ._tensor import Tensor, cast, constant, convert_to_tensor  # noqa: F401
-from . import train, io  # noqa: F401
-from ._parsing import Parser, parse_batch  # noqa: F401
-from ._columns import serialize_columns  # noqa: F401
-from . import data, keras  # noqa: F401
-from ._pad import pad  # noqa: F401
 
 __version__ = "0.1.0"
+
+# The rest loads on first use (PEP 562), so `import tfnano` stays fast.
+_LAZY = {
+    "train": ("tfnano.train", None),
+    "io": ("tfnano.io", None),
+    "data": ("tfnano.data", None),
+    "keras": ("tfnano.keras", None),
+    "Parser": ("tfnano._parsing", "Parser"),
+    "parse_batch": ("tfnano._parsing", "parse_batch"),
+    "serialize_columns": ("tfnano._columns", "serialize_columns"),
+    "pad": ("tfnano._pad", "pad"),
+}
+
+
+def __getattr__(name):
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError("module 'tfnano' has no attribute %r" % name)
+    import importlib
+    mod = importlib.import_module(entry[0])
+    value = mod if entry[1] is None else getattr(mod, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))
