@@ -26,6 +26,16 @@
 #include <string.h>
 #include <time.h>
 
+/* Under valgrind --tool=callgrind (test/bench/run.sh with BENCH_CALLGRIND=1) every
+ * case runs a fixed number of calls with instruction collection on, then dumps its
+ * counts under its name: a load-independent second measure. */
+#if defined(__has_include)
+#    if __has_include(<valgrind/callgrind.h>)
+#        include <valgrind/callgrind.h>
+#        define BENCH_HAVE_CALLGRIND 1
+#    endif
+#endif
+
 #if defined(__GNUC__)
 #    define BENCH_UNUSED __attribute__((unused))
 #else
@@ -210,6 +220,27 @@ BENCH_UNUSED static bench_result bench_run(const char *name, bench_fn fn, void *
     }
     double per_item[BENCH_MAX_RUNS], mbs[BENCH_MAX_RUNS];
     bench_work w = {0, 0};
+#ifdef BENCH_HAVE_CALLGRIND
+    if (RUNNING_ON_VALGRIND) {
+        /* one warm-up call, then BENCH_CG_CALLS (default 3) counted calls */
+        const char *k = getenv("BENCH_CG_CALLS");
+        int calls = k && atoi(k) > 0 ? atoi(k) : 3;
+        if (fn(ctx, &w)) {
+            res.failed = 1;
+            return res;
+        }
+        w.items = w.bytes = 0;
+        CALLGRIND_TOGGLE_COLLECT;
+        for (int i = 0; i < calls && !res.failed; i++)
+            res.failed = fn(ctx, &w);
+        CALLGRIND_TOGGLE_COLLECT;
+        CALLGRIND_DUMP_STATS_AT(name);
+        printf("callgrind-case\t%llu\t%s\n", (unsigned long long)w.items, name);
+        res.items = w.items;
+        res.skipped = res.failed = 1; /* no times: ratios print n/a */
+        return res;
+    }
+#endif
     uint64_t ns = 0;
     if (bench__loop(fn, ctx, cfg->warmup_s, &w, &ns)) {
         res.failed = 1;

@@ -14,7 +14,9 @@
 #
 # Environment: MODE (library build, default release), BENCH_QUICK=1 (smoke run),
 # BENCH_BUDGET / BENCH_RUNS (see bench_util.h), BENCH_ONLY="bench_example bench_example.py ..." (run a subset),
-# BENCH_NO_PYTHON=1.
+# BENCH_NO_PYTHON=1, BENCH_CALLGRIND=1 (after the timed runs, run the C programs again
+# under valgrind --tool=callgrind on smaller data and print instructions per item for
+# every case: a second, load-independent comparison).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -110,6 +112,30 @@ if [ -z "${BENCH_NO_PYTHON:-}" ]; then
         PYTHONPATH="$PWD/bindings/python:$PWD/$GEN${PYTHONPATH:+:$PYTHONPATH}" \
             TFN_LIB="$PWD/build/$MODE/libtfnano.so" \
             run_one "${s%.py}.py" "$py" "test/bench/$s"
+    done
+fi
+
+# Instruction counts: each case dumps its counts under its own name (bench_util.h), the
+# program prints "callgrind-case <items> <name>"; dumps are numbered in the same order.
+if [ -n "${BENCH_CALLGRIND:-}" ]; then
+    test/tools/ensure-deps.sh valgrind
+    for b in "${programs[@]}"; do
+        cg=$OUT/callgrind/$b
+        rm -rf "$cg" && mkdir -p "$cg"
+        echo
+        echo "################ $b under callgrind (instructions per item, load-independent)"
+        BENCH_W1_N=${BENCH_W1_N:-1024} BENCH_W2_N=${BENCH_W2_N:-40} \
+            valgrind -q --tool=callgrind --collect-atstart=no --callgrind-out-file="$cg/out" \
+            "$OUT/$b" > "$cg/stdout" 2>&1 || { echo "[$b callgrind] FAILED" >> "$summary"; status=1; continue; }
+        k=0
+        while IFS=$'\t' read -r tag items name; do
+            [ "$tag" = callgrind-case ] || continue
+            k=$((k + 1))
+            ir=$(sed -n 's/^totals: //p' "$cg/out.$k")
+            awk -v n="$name" -v ir="$ir" -v it="$items" \
+                'BEGIN { printf "  %-56s %12.0f Ir/item\n", n, ir / it }'
+        done < "$cg/stdout" | tee "$cg/table"
+        sed "s/^  /[$b callgrind] /" "$cg/table" >> "$summary"
     done
 fi
 
