@@ -23,6 +23,8 @@ cd "$(dirname "$0")/../.."
 C_BENCHES=(bench_example)
 PEER_BENCHES=(bench_example)
 PY_BENCHES=(bench_example.py bench_python.py)
+C_BENCHES+=(bench_record)
+PY_BENCHES+=(bench_record.py)
 
 MODE=${MODE:-release}
 LIB=build/$MODE/libtfnano.a
