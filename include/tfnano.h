@@ -454,14 +454,18 @@ TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size
  * with no file header or trailer. With ZLIB or GZIP compression the whole framed
  * stream is one deflate stream (not one per record). See docs/tfrecord.md.
  *
- * Errors of readers follow TensorFlow. err->msg starts with TensorFlow's exact text
- * and, after the first "; ", adds tfnano's context:
+ * Errors of readers follow TensorFlow. A failing tfn_record_reader_next() (and
+ * next_batch / read_into) puts TensorFlow's exact text first in err->msg, then the
+ * suffix "; file <name>, record <i>" ("; record <i>" when the reader has no name):
  *     corrupted record at 12; file data.tfrecord, record 0
  *     corrupted record at 0 (Is this even a TFRecord file?); file x, record 0
  *     truncated record at 4096' failed with Read less bytes than requested; file x, record 7
- * TensorFlow's texts never contain "; ", so the text before the first "; " is exactly
- * what TensorFlow says. err->offset is the offset TensorFlow prints (in the
- * decompressed stream) and err->record_index the index of the record concerned.
+ *     inflate() failed with error -3: incorrect header check; record 0
+ * so TensorFlow's text is err->msg without that suffix, whose parts are known to the
+ * caller (the name it gave, err->record_index). err->offset is the offset TensorFlow
+ * prints (in the decompressed stream) and err->record_index the record's index.
+ * Opening a missing file gives TensorFlow's NotFound text "<path>; No such file or
+ * directory" (TFN_E_IO, sys_errno ENOENT) with no suffix.
  * ================================================================================== */
 
 /* CRC-32C (Castagnoli, iSCSI; reflected polynomial 0x82f63b78, init and final xor

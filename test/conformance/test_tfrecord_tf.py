@@ -7,7 +7,8 @@ test/python/tfn_abi.py; TFN_LIB selects the build).
   TensorFlow's, compressed ones inflate to exactly those bytes;
 - damaged files (a flipped byte anywhere, a truncation at every length, garbage tails,
   cut or padded compressed streams, the wrong compression) give the same records and
-  the same error (class and TensorFlow's text, which tfnano puts before "; ").
+  the same error (class and TensorFlow's text: tfnano's message without its
+  "; file <name>, record <i>" suffix).
 """
 import gzip
 import os
@@ -51,7 +52,10 @@ def tfn_read(path, compression="", auto=False):
                 return out, None
             else:
                 msg = ffi.string(err.msg).decode()
-                return out, (rc, msg.split("; ")[0])
+                suffix = "; file %s, record %d" % (path, err.record_index)
+                assert msg.endswith(suffix), msg
+                assert err.record_index == len(out)
+                return out, (rc, msg[:-len(suffix)])
     finally:
         lib.tfn_record_reader_free(r)
 
