@@ -215,6 +215,30 @@ ds2 = (tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r,
 for i, (x, y) in enumerate(ds2):
     out("pb%d" % i, (x, y))
 """,
+    "parallel_reads": """
+files = []
+for f in range(3):
+    path = os.path.join(TMP, "par%d.tfrecord" % f)
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(f + 2):
+            w.write(b"%d-%d" % (f, i))
+    files.append(path)
+out("interleave2", [r for r in tf.data.TFRecordDataset(files, num_parallel_reads=2)])
+out("in_order", [r for r in tf.data.TFRecordDataset(files)])
+out("glob", sorted(os.path.basename(f) for f in tf.io.gfile.glob(os.path.join(TMP, "par*.tfrecord"))))  # TF: directory order
+""",
+    "text_format": """
+ex = tf.train.Example(features=tf.train.Features(feature={
+    "b": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x\\x00\\xff", b"q'"])),
+}))
+out("str", str(ex))
+out("feature_str", str(ex.features.feature["b"]))
+""",
+    "strings_in_pipeline": """
+ds = tf.data.Dataset.from_tensor_slices(np.array([b"a", b"bb", b"c"], dtype=object))
+out("batched", [b for b in ds.batch(2)])
+out("padded", [b for b in ds.map(lambda s: (s, tf.constant([1, 2]))).padded_batch(2)])
+""",
     "shuffle_is_permutation": """
 vals = [int(x) for x in tf.data.Dataset.range(20).shuffle(5, seed=1)]
 out("sorted", sorted(vals))
