@@ -52,6 +52,17 @@ int tfn__io_read(tfn__io *io, void *buf, size_t len, size_t *got, const char *na
 int tfn__io_write(tfn__io *io, const tfn__alloc *alloc, const void *buf, size_t len,
                   const char *name, tfn_error *err);
 
+/* A piece of a gathered write. */
+typedef struct tfn__iovec {
+    const uint8_t *p;
+    size_t n;
+} tfn__iovec;
+
+/* Writes the n pieces in order, as one writev() for files (fewer copies and system
+ * calls for large records), else piece by piece. n <= 4. */
+int tfn__io_writev(tfn__io *io, const tfn__alloc *alloc, const tfn__iovec *v, size_t n,
+                   const char *name, tfn_error *err);
+
 /* Absolute seek for readers: TFN_E_INVALID_ARG when the back end cannot seek. */
 int tfn__io_seek(tfn__io *io, uint64_t offset, const char *name, tfn_error *err);
 

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef O_CLOEXEC
@@ -171,6 +172,48 @@ int tfn__io_write(tfn__io *io, const tfn__alloc *alloc, const void *buf, size_t 
     default:
         return tfn__fail(err, TFN_E_INVALID_ARG, "writing to a stream that cannot be written");
     }
+}
+
+int tfn__io_writev(tfn__io *io, const tfn__alloc *alloc, const tfn__iovec *v, size_t n,
+                   const char *name, tfn_error *err)
+{
+    if (io->kind != TFN__IO_FD || n > 4) {
+        for (size_t i = 0; i < n; i++) {
+            int rc = tfn__io_write(io, alloc, v[i].p, v[i].n, name, err);
+            if (rc != TFN_OK)
+                return rc;
+        }
+        return TFN_OK;
+    }
+    struct iovec iov[4];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].n == 0)
+            continue;
+        iov[k].iov_base = (void *)(uintptr_t)v[i].p; /* writev does not write through it */
+        iov[k].iov_len = v[i].n;
+        k++;
+    }
+    struct iovec *cur = iov;
+    while (k > 0) {
+        ssize_t w = writev(io->fd, cur, (int)k);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return io_fail(err, w < 0 ? errno : EIO, name, "write");
+        size_t done = (size_t)w;
+        /* Drop the pieces written; a short write leaves the rest of one piece. */
+        while (k > 0 && done >= cur->iov_len) {
+            done -= cur->iov_len;
+            cur++;
+            k--;
+        }
+        if (k > 0) {
+            cur->iov_base = (uint8_t *)cur->iov_base + done;
+            cur->iov_len -= done;
+        }
+    }
+    return TFN_OK;
 }
 
 int tfn__io_seek(tfn__io *io, uint64_t offset, const char *name, tfn_error *err)

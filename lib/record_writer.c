@@ -104,6 +104,21 @@ static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_
     if (len > SIZE_MAX - TFN__REC_OVERHEAD)
         return tfn__fail(err, TFN_E_LIMIT, "record of %zu bytes is too large", len);
     size_t frame = len + TFN__REC_OVERHEAD;
+    uint8_t f[TFN__REC_FOOTER];
+    if (!is_compressed(w) && len >= w->cap / 4) {
+        /* A large uncompressed record is not copied into the buffer: buffered bytes,
+         * header, payload and footer go out in one gathered write. */
+        uint8_t h[TFN__REC_HEADER];
+        tfn__rec_header(h, len);
+        tfn__store_le32(f, tfn__masked_crc(data, len));
+        tfn__iovec v[4] = {{w->buf, w->used}, {h, sizeof h}, {data, len}, {f, sizeof f}};
+        int rc = tfn__io_writev(&w->io, &w->alloc, v, 4, w->name, err);
+        if (rc != TFN_OK)
+            return rc;
+        w->used = 0;
+        w->count++;
+        return TFN_OK;
+    }
     if (frame > w->cap - w->used) {
         int rc = drain(w, err);
         if (rc != TFN_OK)
@@ -117,8 +132,8 @@ static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_
         tfn__store_le32(d + TFN__REC_HEADER + len, tfn__masked_crc(data, len));
         w->used += frame;
     } else {
-        /* Larger than the whole buffer: header, payload and footer go straight out. */
-        uint8_t h[TFN__REC_HEADER], f[TFN__REC_FOOTER];
+        /* Compressed and larger than the whole buffer: straight into deflate. */
+        uint8_t h[TFN__REC_HEADER];
         tfn__rec_header(h, len);
         tfn__store_le32(f, tfn__masked_crc(data, len));
         int rc = emit(w, h, sizeof h, err);
