@@ -386,6 +386,70 @@ static void test_compressed_damage(void)
     tbuf_free(&plain);
 }
 
+/* Random and mutated inputs (a small in-test fuzzer): in every mode and policy the
+ * reader ends, its offset only grows and stays within the input, and every record
+ * it returns from uncompressed memory is a view into the input whose stored CRCs
+ * match. */
+static void test_random_inputs(void)
+{
+    tbuf good;
+    make_file(&good);
+    uint32_t s = 12345;
+    uint8_t buf[512];
+    int bad = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        s = s * 1103515245u + 12345u;
+        size_t n = (s >> 8) % sizeof buf;
+        if (iter % 2 == 0 && n > good.n)
+            n = good.n;
+        for (size_t i = 0; i < n; i++) {
+            s = s * 1103515245u + 12345u;
+            buf[i] = iter % 2 == 0 ? good.p[i] : (uint8_t)(s >> 16);
+        }
+        for (int m = 0; m < 1 + (int)(s >> 28) % 4 && n > 0; m++) {
+            s = s * 1103515245u + 12345u;
+            buf[(s >> 8) % n] ^= (uint8_t)(1u << ((s >> 4) & 7));
+        }
+        for (int c = 0; c < 4; c++) {
+            for (int skip = 0; skip < 2; skip++) {
+                tfn_record_reader_options o;
+                tfn_record_reader_options_init(&o);
+                o.compression = c;
+                o.on_damage = skip ? TFN_ON_DAMAGE_SKIP : TFN_ON_DAMAGE_RAISE;
+                o.skip_payload_crc = (iter / 2) % 3 == 0;
+                tfn_record_reader *r;
+                if (tfn_record_reader_open_mem(buf, n, &o, NULL, &r, NULL) != TFN_OK) {
+                    bad++;
+                    continue;
+                }
+                uint64_t last = 0;
+                const uint8_t *p;
+                size_t len;
+                int rc, k = 0;
+                while ((rc = tfn_record_reader_next(r, &p, &len, NULL)) == TFN_OK && k++ < 600) {
+                    uint64_t off = tfn_record_reader_offset(r);
+                    if (off < last + 16)
+                        bad++;
+                    last = off;
+                    if (c == TFN_COMPRESSION_NONE) {
+                        if (p < buf + 12 || p + len + 4 > buf + n || off > n)
+                            bad++;
+                        else if (tfn_crc32c_mask(tfn_crc32c(0, p - 12, 8)) !=
+                                     ((uint32_t)p[-4] | (uint32_t)p[-3] << 8 |
+                                      (uint32_t)p[-2] << 16 | (uint32_t)p[-1] << 24))
+                            bad++;
+                    }
+                }
+                if (k > 600 || rc == TFN_OK || tfn_record_reader_offset(r) < last)
+                    bad++;
+                tfn_record_reader_free(r);
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    tbuf_free(&good);
+}
+
 int main(void)
 {
     RUN(test_flip_every_byte);
@@ -393,5 +457,6 @@ int main(void)
     RUN(test_garbage_tail);
     RUN(test_delete_insert_every_byte);
     RUN(test_compressed_damage);
+    RUN(test_random_inputs);
     return harness_finish();
 }
