@@ -2,8 +2,9 @@
 
 - TensorFlow: tf.data.TFRecordDataset iteration (one record at a time, and batched
   by 256) and tf.io.TFRecordWriter;
-- the usual TensorFlow-free Python way, as PyPI's `tfrecord` package does it: struct +
-  the `crc32c` package, one f.read per field;
+- the usual TensorFlow-free Python way, reading as PyPI's `tfrecord` package does
+  (struct, one f.read per field) plus the CRC checks, with the `crc32c` package (C,
+  SSE4.2), the `crcmod` package (its C extension) and a CRC in pure Python;
 - tfnano's C library through cffi (test/python/tfn_abi.py; TFN_LIB selects the
   build): next() per record into bytes objects, and read_into() a batch of records
   into one buffer + offsets (what the Python bindings' fast path uses); writes per
@@ -45,6 +46,11 @@ try:
     import crc32c
 except ImportError:
     crc32c = None
+try:
+    import crcmod.predefined
+    crcmod_fn = crcmod.predefined.mkPredefinedCrcFun("crc-32c")
+except ImportError:
+    crcmod_fn = None
 
 
 def best_of(fn, runs=RUNS):
@@ -86,8 +92,10 @@ def _masked(crc):
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def py_read(path):
-    """struct + crc32c, as the `tfrecord` PyPI package reads."""
+def py_read(path, crc=None):
+    """struct + a CRC package (crc32c by default), reading as the `tfrecord` PyPI
+    package does, plus the CRC checks it leaves out."""
+    crc = crc or crc32c.crc32c
     n = 0
     with open(path, "rb") as f:
         while True:
@@ -96,11 +104,11 @@ def py_read(path):
                 break
             (length,) = struct.unpack("<Q", head)
             (lcrc,) = struct.unpack("<I", f.read(4))
-            if _masked(crc32c.crc32c(head)) != lcrc:
+            if _masked(crc(head)) != lcrc:
                 raise IOError("length crc")
             data = f.read(length)
             (dcrc,) = struct.unpack("<I", f.read(4))
-            if _masked(crc32c.crc32c(data)) != dcrc:
+            if _masked(crc(data)) != dcrc:
                 raise IOError("data crc")
             n += 1
     return n
@@ -292,6 +300,8 @@ def main():
                 case("tf.data.TFRecordDataset.batch(256)", tf_read_batched, path)
             if crc32c is not None:
                 case("Python struct + crc32c (tfrecord package way)", py_read, path)
+            if crcmod_fn is not None:
+                case("Python struct + crcmod", py_read, path, crcmod_fn)
             # pure-Python CRC: too slow for the whole file; timed on a few records
             k = 100 if kind == "W1" else 3
             t, got = best_of(lambda: py_read_pure(path, k), runs=1)
@@ -309,6 +319,12 @@ def main():
             if crc32c is not None:
                 summary("%s read+verify vs Python struct+crc32c (C-accelerated CRC)" % kind,
                         res["Python struct + crc32c (tfrecord package way)"] / ours, 20.0)
+            if crcmod_fn is not None:
+                summary("%s read+verify vs Python struct+crcmod" % kind,
+                        res["Python struct + crcmod"] / ours, 20.0)
+                summary("%s read_into batch vs Python struct+crcmod" % kind,
+                        res["Python struct + crcmod"]
+                        / res["tfnano read_into (batch buffer + offsets)"], 20.0)
             summary("%s read+verify vs Python struct+pure-Python CRC" % kind,
                     res["pure"] / ours, 20.0)
             if tf is not None:
