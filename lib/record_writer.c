@@ -105,9 +105,10 @@ static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_
         return tfn__fail(err, TFN_E_LIMIT, "record of %zu bytes is too large", len);
     size_t frame = len + TFN__REC_OVERHEAD;
     uint8_t f[TFN__REC_FOOTER];
-    if (!is_compressed(w) && len >= w->cap / 4) {
+    if (!is_compressed(w) && w->io.kind == TFN__IO_FD && len >= w->cap / 4) {
         /* A large uncompressed record is not copied into the buffer: buffered bytes,
-         * header, payload and footer go out in one gathered write. */
+         * header, payload and footer go out in one gathered write. (Callbacks keep
+         * the buffer: fewer, larger calls into the caller.) */
         uint8_t h[TFN__REC_HEADER];
         tfn__rec_header(h, len);
         tfn__store_le32(f, tfn__masked_crc(data, len));
