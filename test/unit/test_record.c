@@ -801,7 +801,7 @@ static void test_open_errors(void)
     tfn_record_reader_free(NULL);
     tfn_record_writer_free(NULL);
     /* A payload length that cannot exist: truncated, without a huge allocation. */
-    uint8_t h[16];
+    uint8_t h[16] = {0};
     memset(h, 0xff, 8);
     uint32_t c = tfn_crc32c_mask(tfn_crc32c(0, h, 8));
     h[8] = (uint8_t)c;
