@@ -126,3 +126,24 @@ def test_fast_pad_returns_mask_and_lengths():
     assert padded.tolist() == [[2, 3]] and mask.tolist() == [[True, True]]
     padded, mask, lengths = tf.pad([[1], [2, 3]])
     assert padded.tolist() == [[1, 0], [2, 3]]
+
+
+def test_lists_with_floats_and_bools_convert_like_keras():
+    seqs = [[1.5, 2.7], [True], []]
+    assert ps(seqs).tolist() == [[1, 2], [0, 1], [0, 0]]
+    out = ps(seqs, dtype="float32", padding="post")
+    assert out.dtype == np.float32 and out.tolist() == [[1.5, np.float32(2.7)], [1.0, 0.0],
+                                                         [0.0, 0.0]]
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        ps([[float("nan")]])
+    assert ps([["1", "2"]]).tolist() == [[1, 2]]  # numpy's string-to-int conversion
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "int16", "uint8"])
+def test_output_dtypes_match_per_row(dtype):
+    rng = np.random.default_rng(5)
+    seqs = [rng.integers(0, 100, rng.integers(0, 9)) for _ in range(50)]
+    for src in (seqs, [s.tolist() for s in seqs], [s.astype(np.int32) for s in seqs]):
+        got = ps(src, maxlen=5, dtype=dtype, value=7)
+        assert got.dtype == np.dtype(dtype)
+        assert np.array_equal(got, _reference(seqs, 5, dtype, "pre", "pre", 7))

@@ -2,30 +2,40 @@
 returning (padded, mask, lengths). Ragged integer input is flattened once and
 padded in one vectorized pass instead of one numpy call per sequence."""
 import itertools
+import operator
 
 import numpy as np
 
 
-def _flatten_fast(sequences):
+_NDIM = operator.attrgetter("ndim")
+_DTYPE = operator.attrgetter("dtype")
+
+
+def _flatten_fast(sequences, out_dtype="int64"):
     """(flat values, lengths) when every sequence is a 1-D run of integers, else None."""
     n = len(sequences)
     if n == 0:
         return None
-    if all(isinstance(s, np.ndarray) and s.ndim == 1 and s.dtype.kind in "iu"
-           for s in sequences):
+    if set(map(type, sequences)) == {np.ndarray} and \
+            set(map(_NDIM, sequences)) == {1} and \
+            all(d.kind in "iu" for d in set(map(_DTYPE, sequences))):
         lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
         return _Rows(sequences, lengths), lengths
-    if all(isinstance(s, (list, tuple)) for s in sequences):
-        types = set(map(type, itertools.chain.from_iterable(sequences)))
-        if types <= {int}:
-            lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
-            total = int(lengths.sum())
-            try:
-                flat = np.fromiter(itertools.chain.from_iterable(sequences),
-                                   dtype=np.int64, count=total)
-            except OverflowError:
-                return None
-            return flat, lengths
+    if set(map(type, sequences)) <= {list, tuple}:
+        # Python ints (and bools, and floats for integer outputs) convert exactly as
+        # keras' per-row np.asarray(row, dtype) does; anything else (nested lists,
+        # strings, None, huge values) raises here and takes keras' own path.
+        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
+        total = int(lengths.sum())
+        kind = np.dtype(out_dtype).kind
+        if kind not in "iuf":
+            return None
+        try:
+            flat = np.fromiter(itertools.chain.from_iterable(sequences),
+                               dtype=np.int64 if kind in "iu" else np.float64, count=total)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return flat, lengths
     return None
 
 
@@ -36,7 +46,7 @@ class _Rows:
     def __init__(self, rows, lengths):
         self.rows = rows
         self.size = int(lengths.sum())
-        self.dtype = np.result_type(*{r.dtype for r in rows})
+        self.dtype = np.result_type(*set(map(_DTYPE, rows)))
 
     def min(self):
         return min(int(r.min()) for r in self.rows if len(r))
@@ -55,8 +65,41 @@ def _alloc(shape, value, dtype):
     return np.full(shape, value, dtype=dtype)
 
 
+_TYPES = {np.dtype(np.int32): 1, np.dtype(np.int64): 2, np.dtype(np.float32): 3,
+          np.dtype(np.float64): 4}
+
+
+def _place_native(flat, lengths, maxlen, out, padding, truncating, mask):
+    """One C call for the whole batch (bindings/python/pad_rows.c); False when the
+    types are not ones it handles."""
+    out_t = _TYPES.get(out.dtype)
+    if out_t is None or out.ndim != 2 or not out.flags.c_contiguous:
+        return False
+    if isinstance(flat, _Rows):
+        flat = np.concatenate(flat.rows) if flat.size else np.empty(0, np.int64)
+    if flat.dtype != out.dtype and flat.dtype not in (np.dtype(np.int32),
+                                                      np.dtype(np.int64)):
+        return False
+    flat = np.ascontiguousarray(flat)
+    from ._ffi import ffi, lib
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    values = ffi.from_buffer(flat) if flat.size else ffi.NULL
+    rc = lib.tfn_py_pad_rows(values, _TYPES[flat.dtype],
+                             ffi.cast("int64_t *", ffi.from_buffer(offsets)), len(lengths),
+                             ffi.from_buffer(out), out_t, maxlen, padding == "pre",
+                             truncating == "pre",
+                             ffi.NULL if mask is None else
+                             ffi.cast("uint8_t *", ffi.from_buffer(mask)))
+    if rc != 0:
+        raise ValueError("tfnano: bad ragged input for padding")
+    return True
+
+
 def _place(flat, lengths, maxlen, out, padding, truncating, mask=None):
     """Writes each sequence's kept part into its row of `out`."""
+    if _place_native(flat, lengths, maxlen, out, padding, truncating, mask):
+        return
     n = len(lengths)
     if isinstance(flat, _Rows):
         kept = np.minimum(lengths, maxlen)
@@ -93,7 +136,7 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
     fast = None
     if (num_samples and not isinstance(value, str) and dtype is not object
             and np.dtype(dtype).kind in "iuf"):
-        fast = _flatten_fast(sequences)
+        fast = _flatten_fast(sequences, dtype)
     if fast is not None:
         flat, lengths = fast
         sample_shape = ()
@@ -166,7 +209,7 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
         raise ValueError('Truncating type "%s" not understood' % truncating)
     if not hasattr(sequences, "__len__"):
         raise ValueError("`sequences` must be iterable.")
-    fast = _flatten_fast(sequences) if len(sequences) else (np.empty(0, np.int64),
+    fast = _flatten_fast(sequences, dtype) if len(sequences) else (np.empty(0, np.int64),
                                                             np.empty(0, np.int64))
     if fast is None:
         seqs = [np.asarray(s).reshape(-1) for s in sequences]
