@@ -147,3 +147,28 @@ def test_output_dtypes_match_per_row(dtype):
         got = ps(src, maxlen=5, dtype=dtype, value=7)
         assert got.dtype == np.dtype(dtype)
         assert np.array_equal(got, _reference(seqs, 5, dtype, "pre", "pre", 7))
+
+
+def test_bucket_plan_invariants():
+    rng = np.random.default_rng(9)
+    lengths = rng.integers(1, 300, 1000)
+    ids, batches = tf.bucket_plan(lengths, [32, 64, 128], batch_size=16,
+                                  pad_to_multiple_of=8, maxlen=256, seed=3)
+    assert ids.tolist() == np.searchsorted([32, 64, 128], lengths, side="right").tolist()
+    rows = np.concatenate([r for r, _ in batches])
+    assert sorted(rows.tolist()) == list(range(1000))  # every row exactly once
+    for r, length in batches:
+        assert len(r) <= 16 and length % 8 == 0 and length <= 256
+        assert len(set(ids[r].tolist())) == 1  # one bucket per batch
+        assert min(int(lengths[r].max()), 256) <= length
+    seqs = [np.arange(k) for k in lengths]
+    r, length = batches[0]
+    padded, mask, lens = tf.pad([seqs[i] for i in r], maxlen=length)
+    assert padded.shape == (len(r), length) and (mask.sum(1) == np.minimum(lens, length)).all()
+    padded_tokens = sum(len(r) * length for r, length in batches)
+    assert padded_tokens < len(lengths) * 256  # bucketing saves padding
+    again = tf.bucket_plan(lengths, [32, 64, 128], batch_size=16, pad_to_multiple_of=8,
+                           maxlen=256, seed=3)[1]
+    assert all(np.array_equal(a[0], b[0]) for a, b in zip(batches, again))
+    with pytest.raises(ValueError):
+        tf.bucket_plan(lengths, [64, 32], batch_size=16)

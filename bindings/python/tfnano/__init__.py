@@ -30,6 +30,7 @@ _LAZY = {
     "parse_batch": ("tfnano._parsing", "parse_batch"),
     "serialize_columns": ("tfnano._columns", "serialize_columns"),
     "pad": ("tfnano._pad", "pad"),
+    "bucket_plan": ("tfnano._pad", "bucket_plan"),
 }
 
 

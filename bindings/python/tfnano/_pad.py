@@ -228,3 +228,52 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
         _place(flat.astype(out.dtype, copy=False), lengths, maxlen, out, padding,
                truncating, mask)
     return out, mask, lengths
+
+
+def bucket_plan(lengths, boundaries, batch_size, pad_to_multiple_of=None, maxlen=None,
+                seed=None, drop_remainder=False):
+    """Length bucketing (dynamic batching): groups rows of similar length so each
+    batch is padded only to its own longest row.
+
+    lengths: the row lengths; boundaries: increasing bucket edges (a row of length L
+    goes to bucket i = number of edges <= L); rows are shuffled within their bucket
+    when `seed` is given (else kept in order), then cut into batches of
+    `batch_size` (the last partial batch of a bucket kept unless drop_remainder).
+    Each batch's length is its longest row, capped at maxlen and rounded up to a
+    multiple of pad_to_multiple_of.
+
+    Returns (bucket_ids, batches): bucket_ids an int64 array per row, batches a list of
+    (rows: int64 ndarray, length: int). Pad one with
+    ``pad([seqs[i] for i in rows], maxlen=length)``."""
+    lengths = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    bounds = np.asarray(boundaries, dtype=np.int64).reshape(-1)
+    if bounds.size > 1 and np.any(np.diff(bounds) <= 0):
+        raise ValueError("boundaries must be strictly increasing")
+    if int(batch_size) <= 0:
+        raise ValueError("batch_size must be > 0")
+    if pad_to_multiple_of is not None and int(pad_to_multiple_of) <= 0:
+        raise ValueError("pad_to_multiple_of must be > 0")
+    if lengths.size and lengths.min() < 0:
+        raise ValueError("lengths must be >= 0")
+    ids = np.searchsorted(bounds, lengths, side="right").astype(np.int64)
+    rng = np.random.default_rng(seed) if seed is not None else None
+    batches = []
+    for b in range(len(bounds) + 1):
+        rows = np.flatnonzero(ids == b)
+        if rng is not None:
+            rows = rng.permutation(rows)
+        for start in range(0, len(rows), int(batch_size)):
+            chunk = rows[start:start + int(batch_size)]
+            if drop_remainder and len(chunk) < int(batch_size):
+                continue
+            length = int(lengths[chunk].max()) if len(chunk) else 0
+            if maxlen is not None:
+                length = min(length, int(maxlen))
+            if pad_to_multiple_of:
+                m = int(pad_to_multiple_of)
+                length = -(-length // m) * m
+            batches.append((chunk.astype(np.int64), length))
+    if rng is not None:
+        order = rng.permutation(len(batches))
+        batches = [batches[i] for i in order]
+    return ids, batches
