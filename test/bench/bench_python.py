@@ -124,12 +124,13 @@ def main(argv=None):
         print("  %-10s %-58s %9.2f ms  %10.1f us/item" % (work, case, secs * 1e3,
                                                           secs / items * 1e6), flush=True)
 
-    print("tfnano %s, numpy %s, Python %s, %s; W1 n=%d (%.1f MB), W3 n=%d"
-          % (tf.__version__, np.__version__, platform.python_version(), platform.machine(),
-             n, mb, args.w3))
+    header = ("tfnano %s, numpy %s, Python %s, %s; W1 n=%d (%.1f MB), W3 n=%d"
+              % (tf.__version__, np.__version__, platform.python_version(),
+                 platform.machine(), n, mb, args.w3))
     if tfr is not None:
-        print("TensorFlow %s (1 intra-op, 1 inter-op thread for the op benchmarks)"
-              % tfr.__version__)
+        header += ("; TensorFlow %s (1 intra-op, 1 inter-op thread for the op benchmarks; "
+                   "tf.data uses its own threads)" % tfr.__version__)
+    print(header)
 
     # ---- W1 parse, batches of 256
     parser = tf.Parser(feats, int32=True)
@@ -247,7 +248,9 @@ def main(argv=None):
     if args.docs:
         (ROOT / "docs" / "python-bench.md").write_text(
             "# Python API benchmarks\n\nMeasured by `test/bench/bench_python.py` on a shared "
-            "2-core VM (noisy: compare ratios within one run).\n\n" + table + "\n")
+            "2-core VM (noisy: compare ratios within one run; repeated runs moved "
+            "ratios by up to 2x).\n\n" + header + "\n\n" + table + "\n\nTargets of the "
+            "issue:\n\n" + "\n".join("- " + x for x in summary(rows)) + "\n")
         (ROOT / "docs" / "python-bench.svg").write_text(svg(rows))
     return rows
 
@@ -275,7 +278,7 @@ def ratios(rows):
         if work == "W1 write" and case.startswith("tfnano serialize_columns"):
             ref2 = _get(rows, "TensorFlow tf.train")
             sp = "" if ref2 is None else "%.0fx vs TF's tf.train.Example" % (ref2 / per)
-        unit = "%.1f us" % (per * 1e6) if per < 1 else "%.0f ms" % (per * 1e3)
+        unit = "%.1f us" % (per * 1e6) if per < 1e-3 else "%.0f ms" % (per * 1e3)
         lines.append("| %s | %s | %s | %s |" % (work, case, unit, sp))
     return "\n".join(lines)
 
