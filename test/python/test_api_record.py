@@ -323,3 +323,17 @@ def test_damaged_file_then_next_file(tmp_path):
     with pytest.raises(DataLossError) as e:
         list(ds)
     assert str(e.value) == "corrupted record at 31" and e.value.record_index == 1
+
+
+def test_url_paths_through_fsspec():
+    pytest.importorskip("fsspec")
+    with tf.io.TFRecordWriter("memory://bucket/u-0.tfrecord") as w:
+        w.write(b"x")
+    with tf.io.TFRecordWriter("memory://bucket/u-1.tfrecord", "GZIP") as w:
+        w.write(b"y")
+    files = tf.io.gfile.glob("memory://bucket/u-*.tfrecord")
+    assert files == ["memory://bucket/u-0.tfrecord", "memory://bucket/u-1.tfrecord"]
+    assert [r.numpy() for r in tf.data.TFRecordDataset(files[:1])] == [b"x"]
+    assert [r.numpy() for r in tf.data.TFRecordDataset(files[1], "GZIP")] == [b"y"]
+    with pytest.raises(tf.errors.NotFoundError):
+        list(tf.data.TFRecordDataset("memory://bucket/missing.tfrecord"))

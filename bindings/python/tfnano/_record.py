@@ -98,6 +98,11 @@ class TFRecordWriter:
         self._compression = TFRecordOptions.get_compression_type_string(opts)
         level = opts.compression_level
         target = path if hasattr(path, "write") else _fspath(path)
+        self._owned = None
+        if _is_url(target):
+            target = self._owned = _fsspec_open(target, "wb")
+        elif target.startswith("file://") if isinstance(target, str) else False:
+            target = target[len("file://"):]
         self._w = _backend().Writer(target, self._compression,
                                     -1 if level is None else int(level), opts.window_bits,
                                     opts.mem_level, opts.compression_strategy)
@@ -146,7 +151,11 @@ class TFRecordWriter:
     def close(self):
         if not self._closed:
             self._closed = True
-            self._w.close()
+            try:
+                self._w.close()
+            finally:
+                if self._owned is not None:
+                    self._owned.close()
 
     def __enter__(self):
         return self
@@ -227,7 +236,48 @@ def _filenames(filenames):
     return [f if hasattr(f, "read") else _fspath(f) for f in items]
 
 
+def _is_url(p):
+    return isinstance(p, str) and "://" in p and not p.startswith("file://")
+
+
+def _fsspec_open(url, mode):
+    """gs://, s3://, memory://, http(s):// ... through fsspec, when it is installed."""
+    try:
+        import fsspec
+    except ImportError:
+        raise errors.UnimplementedError(
+            None, None, "File system scheme '%s' not implemented (file: '%s'); "
+            "pip install fsspec (and gcsfs / s3fs) to read and write URLs"
+            % (url.split("://", 1)[0], url)) from None
+    try:
+        return fsspec.open(url, mode).open()
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, "%s; No such file or directory" % url) from None
+
+
+class _OwnedReader:
+    """A reader over a file object this module opened (closed with the reader)."""
+
+    def __init__(self, f, compression, buffer_size):
+        self._f = f
+        self._r = _backend().Reader(f, compression, buffer_size)
+
+    def next_record(self):
+        return self._r.next_record()
+
+    def read_batch(self, n):
+        return self._r.read_batch(n)
+
+    def close(self):
+        self._r.close()
+        self._f.close()
+
+
 def _open_reader(source, compression, buffer_size):
+    if _is_url(source):
+        return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size)
+    if isinstance(source, str) and source.startswith("file://"):
+        source = source[len("file://"):]
     return _backend().Reader(source, compression, buffer_size)
 
 

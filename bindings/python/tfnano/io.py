@@ -18,7 +18,14 @@ class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
         out = []
         for p in pats:
             p = _os.fsdecode(p)
-            out.extend(_glob.glob(p))
+            if "://" in p and not p.startswith("file://"):
+                import fsspec  # URLs (gs://, s3://, memory://) need fsspec
+                fs, _, _ = fsspec.get_fs_token_paths(p)
+                proto = p.split("://", 1)[0]
+                out.extend(m if "://" in m else "%s://%s" % (proto, m.lstrip("/"))
+                           for m in fs.glob(p))
+            else:
+                out.extend(_glob.glob(p[len("file://"):] if p.startswith("file://") else p))
         return sorted(set(out))
 
     exists = staticmethod(_os.path.exists)
