@@ -145,12 +145,20 @@ class RepeatedScalarContainer:
     """protobuf's repeated scalar field: a list that checks what goes into it.
     Numeric values live in a numpy array until a per-item edit needs a list."""
 
-    __slots__ = ("_items", "_owner", "_kind")
+    __slots__ = ("_owner", "_kind")
 
-    def __init__(self, owner, kind, items):
+    def __init__(self, owner, kind):
         self._owner = owner
         self._kind = kind  # "int64", "float" or "bytes"
-        self._items = items
+
+    # The values live on the owning list message (one object less per message).
+    @property
+    def _items(self):
+        return self._owner._items
+
+    @_items.setter
+    def _items(self, v):
+        self._owner._items = v
 
     # conversions
     def _checked(self, values):
@@ -388,7 +396,7 @@ _EMPTY_F32 = np.empty(0, np.float32)
 
 
 class _ListMessage(Message):
-    __slots__ = ("_value",)
+    __slots__ = ("_items", "_cont")
     _FIELDS = ("value",)
     _REPEATED = True
     _KIND = None
@@ -404,9 +412,17 @@ class _ListMessage(Message):
             items = _float_array(value, self._FIELD)
         else:
             items = _bytes_list(value, self._FIELD)
-        self._value = RepeatedScalarContainer(self, kind, items)
+        self._items = items
+        self._cont = None
         if kwargs:
             self._init_fields(kwargs)
+
+    @property
+    def _value(self):
+        c = self._cont
+        if c is None:
+            c = self._cont = RepeatedScalarContainer(self, self._KIND)
+        return c
 
     value = _readonly("value", True)
 
@@ -417,9 +433,9 @@ class _ListMessage(Message):
         """A new message of the same values (arrays are shared: never written in place)."""
         c = type(self).__new__(type(self))
         c._parent_hook = None
-        it = self._value._items
-        c._value = RepeatedScalarContainer(c, self._KIND, it if type(it) is not list
-                                           else list(it))
+        it = self._items
+        c._items = it if type(it) is not list else list(it)
+        c._cont = None
         return c
 
     def _key(self):
