@@ -915,7 +915,7 @@ class Example(Message):
         lib.tfn_example_clear(ex)
         if self._has_features:
             lib.tfn_example_mark_features(ex)
-        err = _ffi.new_error()
+        err = _SCRATCH.err
         keep = []
         for k, f in self._features._feature._d.items():
             kb = k.encode("utf-8")
@@ -923,23 +923,29 @@ class Example(Message):
             if kind is None:
                 rc = lib.tfn_example_set_none(ex, kb, len(kb), err)
             elif kind == "int64_list":
-                arr = f._lists[kind]._value._array()
+                lst = f._lists[kind]
+                arr = lst._items
+                if type(arr) is list:
+                    arr = lst._items = np.array(arr, dtype=np.int64)
                 rc = lib.tfn_example_set_int64s(ex, kb, len(kb),
                                                 ffi.from_buffer("int64_t[]", arr),
                                                 len(arr), err)
             elif kind == "float_list":
-                arr = f._lists[kind]._value._array()
+                lst = f._lists[kind]
+                arr = lst._items
+                if type(arr) is list:
+                    arr = lst._items = np.array(arr, dtype=np.float32)
                 rc = lib.tfn_example_set_floats(ex, kb, len(kb),
                                                 ffi.from_buffer("float[]", arr),
                                                 len(arr), err)
             else:
-                vals = f._lists[kind]._value._items
+                vals = f._lists[kind]._items
                 views = _bytes_views(vals, keep)
                 rc = lib.tfn_example_set_bytes(ex, kb, len(kb), views, len(vals), err)
             if rc < 0:
                 _ffi.check(rc, err)
-        out = ffi.new("const uint8_t **")
-        n = ffi.new("size_t *")
+        out = _SCRATCH.out
+        n = _SCRATCH.n
         rc = lib.tfn_example_serialize_owned(ex, out, n, err)
         if rc < 0:
             if rc == lib.TFN_E_LIMIT:
@@ -1033,6 +1039,9 @@ def _scratch_example():
         if ex == ffi.NULL:
             raise MemoryError("tfn_example_new")
         _SCRATCH.ex = ex
+        _SCRATCH.err = _ffi.new_error()
+        _SCRATCH.out = ffi.new("const uint8_t **")
+        _SCRATCH.n = ffi.new("size_t *")
     return ex
 
 
