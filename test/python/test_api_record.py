@@ -337,3 +337,20 @@ def test_url_paths_through_fsspec():
     assert [r.numpy() for r in tf.data.TFRecordDataset(files[1], "GZIP")] == [b"y"]
     with pytest.raises(tf.errors.NotFoundError):
         list(tf.data.TFRecordDataset("memory://bucket/missing.tfrecord"))
+
+
+def test_writer_shared_by_threads(tmp_path):
+    import threading
+    w = tf.io.TFRecordWriter(str(tmp_path / "t"), "GZIP")
+
+    def work(t):
+        for i in range(500):
+            w.write(b"%d-%d" % (t, i))
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    w.close()
+    got = read(tmp_path / "t", "GZIP")
+    assert sorted(got) == sorted(b"%d-%d" % (t, i) for t in range(4) for i in range(500))

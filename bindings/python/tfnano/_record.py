@@ -3,6 +3,7 @@ readers, on the C library's TFRecord API (_crecord: paths through its file back 
 with the GIL released; any Python file object through a callback table, one call per
 buffer)."""
 import os
+import threading
 
 import numpy as np
 
@@ -107,6 +108,7 @@ class TFRecordWriter:
                                     -1 if level is None else int(level), opts.window_bits,
                                     opts.mem_level, opts.compression_strategy)
         self._closed = False
+        self._lock = threading.Lock()  # the C writer is one-thread-at-a-time
 
     def _check_open(self):
         if self._closed:
@@ -114,42 +116,44 @@ class TFRecordWriter:
 
     def write(self, record):
         """Writes one record (bytes)."""
-        self._check_open()
         if isinstance(record, str):
             record = record.encode("utf-8")
         elif hasattr(record, "numpy") and not isinstance(record, (bytes, bytearray)):
             record = record.numpy()
-        self._w.write(memoryview(record).cast("B") if not isinstance(record, bytes) else record)
+        with self._lock:
+            self._check_open()
+            self._w.write(record)
 
     def write_many(self, records):
-        """Writes a sequence of records."""
-        self._check_open()
-        from ._parsing import _Records
-        recs = records if isinstance(records, tuple) else None
-        if recs is None:
-            items = [r.encode("utf-8") if isinstance(r, str) else bytes(r) for r in records]
-            lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
-            offsets = np.zeros(len(items) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            recs = (b"".join(items), offsets)
-        del _Records
-        self._w.write_joined(recs[0], np.asarray(recs[1], dtype=np.int64))
+        """Writes a sequence of records (one C call)."""
+        items = [r.encode("utf-8") if isinstance(r, str) else bytes(r) for r in records]
+        lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+        offsets = np.zeros(len(items) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        with self._lock:
+            self._check_open()
+            self._w.write_joined(b"".join(items), offsets)
 
     def write_columns(self, columns, n=None):
         """Serializes Examples from numpy columns (tfnano.serialize_columns) and writes
         them, with no Python object per example. Returns the number of records."""
-        self._check_open()
         from ._columns import encode_columns
+        self._check_open()
         data, offsets = encode_columns(columns, n)
-        self._w.write_joined(data, offsets.astype(np.int64))
+        with self._lock:
+            self._check_open()
+            self._w.write_joined(data, offsets.astype(np.int64))
         return len(offsets) - 1
 
     def flush(self):
-        self._check_open()
-        self._w.flush()
+        with self._lock:
+            self._check_open()
+            self._w.flush()
 
     def close(self):
-        if not self._closed:
+        with self._lock:
+            if self._closed:
+                return
             self._closed = True
             try:
                 self._w.close()
