@@ -199,7 +199,6 @@ test-python: venv python
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
 	$(VENV_PY) -m pytest -q test/python
 
-# The README's demo command.
 # The README's demo command: the Python QUEST pipeline end to end on synthetic data
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
 run: deps python
