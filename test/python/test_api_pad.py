@@ -172,3 +172,13 @@ def test_bucket_plan_invariants():
     assert all(np.array_equal(a[0], b[0]) for a, b in zip(batches, again))
     with pytest.raises(ValueError):
         tf.bucket_plan(lengths, [64, 32], batch_size=16)
+
+
+def test_pad_left_right_and_multiple():
+    padded, mask, lengths = tf.pad([[1, 2, 3], [4]], padding="left", value=-1,
+                                   pad_to_multiple_of=4)
+    assert padded.tolist() == [[-1, 1, 2, 3], [-1, -1, -1, 4]]
+    assert mask.sum() == 4 and lengths.tolist() == [3, 1]
+    assert tf.pad([[1, 2, 3]], maxlen=2, truncating="left")[0].tolist() == [[2, 3]]
+    with pytest.raises(ValueError):
+        tf.pad([[1]], padding="middle")

@@ -194,15 +194,18 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
 
 
 def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post",
-        value=0):
+        value=0, pad_to_multiple_of=None):
     """The fast path: pads integer sequences (lists or 1-D arrays) in one pass.
 
     Returns ``(padded, mask, lengths)``: padded is (n, maxlen) of `dtype`, mask is a
     bool (n, maxlen) array, True where a real token is, lengths the int64 original
     lengths (before truncation). maxlen=None pads to the longest. Defaults are
     "post"/"post" (right padding, keep the start), as transformer models expect;
-    pass "pre" for keras' defaults.
+    pass "pre" for keras' defaults. The HuggingFace/torch spellings "left" (= "pre") and
+    "right" (= "post") are accepted too; pad_to_multiple_of rounds the padded length up.
     """
+    padding = {"left": "pre", "right": "post"}.get(padding, padding)
+    truncating = {"left": "pre", "right": "post"}.get(truncating, truncating)
     if padding not in ("pre", "post"):
         raise ValueError('Padding type "%s" not understood' % padding)
     if truncating not in ("pre", "post"):
@@ -222,6 +225,11 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
     maxlen = int(maxlen)
     if maxlen < 0:
         raise ValueError("negative dimensions are not allowed")
+    if pad_to_multiple_of:
+        m = int(pad_to_multiple_of)
+        if m <= 0:
+            raise ValueError("pad_to_multiple_of must be > 0")
+        maxlen = -(-maxlen // m) * m
     out = _alloc((len(lengths), maxlen), value, dtype)
     mask = np.zeros((len(lengths), maxlen), dtype=np.bool_)
     if maxlen:
