@@ -3,10 +3,10 @@
 messages) must match.
 
 Each half runs in its own subprocess: TensorFlow in this interpreter's environment
-(build/venv-tf), tfnano in this one too if it is importable, else in build/venv
-(where `make python` installs it). A cell's outputs are recorded with `out(name,
-value)`; an exception ends the cell and is recorded as (class name, TensorFlow's core
-message: without the `{{function_node ...}}` prefix and the `[Op:...]` suffix).
+(build/venv-tf), tfnano in build/venv (where `make python` installs it). A cell's
+outputs are recorded with `out(name, value)`; an exception ends the cell and is
+recorded as (class name, TensorFlow's core message: without the
+`{{function_node ...}}` prefix and the `[Op:...]` suffix).
 """
 import json
 import os
@@ -291,11 +291,9 @@ def _half(python, module, tmp, extra_env=None):
 
 
 def _tfnano_python():
-    try:
-        import tfnano  # noqa: F401
-        return Path(sys.executable)
-    except ImportError:
-        pass
+    """build/venv's interpreter, where `make python` installs tfnano (run.sh runs it;
+    this makes sure when the test is run alone). The TensorFlow venv never gets tfnano:
+    `import tfnano` there could only find the uncompiled sources."""
     subprocess.run(["make", "--no-print-directory", "python"], cwd=str(ROOT), check=True)
     return ROOT / "build" / "venv" / "bin" / "python"
 

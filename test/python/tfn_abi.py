@@ -3,15 +3,26 @@ checks of the C library that must run before (or without) the Python package.
 
 Which build: $TFN_LIB if set, else the first of build/test, build/release.
 """
+import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import cffi
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bindings" / "python"))
-from cdef import read_cdef  # noqa: E402
+
+
+def _load_cdef_module():
+    # Loaded by path: putting bindings/python on sys.path would make the uncompiled
+    # tfnano sources importable as if tfnano were installed.
+    path = ROOT / "bindings" / "python" / "cdef.py"
+    spec = importlib.util.spec_from_file_location("tfn_cdef", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+read_cdef = _load_cdef_module().read_cdef
 
 
 def _library_path() -> Path:
