@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _ffi
 from . import dtypes as _dt
+from ._outbuf import Carver
 from ._tensor import as_tensor
 
 ffi = _ffi.ffi
@@ -367,9 +368,10 @@ def run(spec, serialized, names=None, single=False, tensors=True):
     configs = spec.configs
     nf = len(configs)
     outs = ffi.new("tfn_output[]", nf)
-    result = {}
-    keep = []
-    post = []
+    # Pass 1: shapes. Numeric outputs, masks and lengths share one pooled block (see
+    # _outbuf: reused memory spares a page fault per 4 KiB); bytes features get views.
+    layout = []
+    carver = Carver()
     for j, c in enumerate(configs):
         stride = spec.strides[j]
         od = spec.out_dtype[j]
@@ -379,28 +381,39 @@ def run(spec, serialized, names=None, single=False, tensors=True):
             shape = (n, rows) + tuple(c.shape)
             count = n * rows * stride
             outs[j].max_rows = rows if spec.maxlen is not None else -1
-            if spec.masks:
-                mask = np.zeros((n, rows), dtype=np.bool_)
-                lengths = np.zeros(n, dtype=np.int64)
-                outs[j].mask = ffi.cast("uint8_t *", ffi.from_buffer(mask))
-                outs[j].lengths = ffi.cast("int64_t *", ffi.from_buffer(lengths))
-                keep.append((mask, lengths))
-                result[c.key + "_mask"] = mask
-                result[c.key + "_length"] = lengths
         else:
+            rows = None
             shape = (n,) + tuple(c.shape)
             count = n * stride
             outs[j].max_rows = -1
-        if od == lib.TFN_BYTES:
+        outs[j].capacity = count
+        values = None if od == lib.TFN_BYTES else carver.add(shape, _NP_OUT[od])
+        extras = None
+        if c.seq and spec.masks:
+            extras = (carver.add((n, rows), np.bool_), carver.add((n,), np.int64))
+        layout.append((c, od, shape, count, values, extras))
+    arrays = carver.arrays()
+    # Pass 2: point the outputs at their memory.
+    result = {}
+    keep = []
+    post = []
+    for j, (c, od, shape, count, values, extras) in enumerate(layout):
+        if extras is not None:
+            mask, lengths = arrays[extras[0]], arrays[extras[1]]
+            outs[j].mask = ffi.cast("uint8_t *", ffi.from_buffer(mask))
+            outs[j].lengths = ffi.cast("int64_t *", ffi.from_buffer(lengths))
+            keep.append((outs[j].mask, outs[j].lengths))
+            result[c.key + "_mask"] = mask
+            result[c.key + "_length"] = lengths
+        if values is None:
             views = np.zeros((max(count, 1), 2), dtype=np.uint64)
             outs[j].values = ffi.from_buffer(views)
             keep.append(views)
             post.append((c.key, views, count, shape))
         else:
-            arr = np.empty(shape, dtype=_NP_OUT[od])
+            arr = arrays[values]
             outs[j].values = ffi.from_buffer(arr)
             result[c.key] = arr
-        outs[j].capacity = count
         keep.append(outs[j].values)
     rc = lib.tfn_parser_fill(p, outs, err)
     if rc < 0:

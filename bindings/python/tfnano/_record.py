@@ -137,12 +137,12 @@ class TFRecordWriter:
     def write_columns(self, columns, n=None):
         """Serializes Examples from numpy columns (tfnano.serialize_columns) and writes
         them, with no Python object per example. Returns the number of records."""
-        from ._columns import encode_columns
+        from ._columns import _encode_into_pool
         self._check_open()
-        data, offsets = encode_columns(columns, n)
+        block, size, offsets = _encode_into_pool(columns, n)
         with self._lock:
             self._check_open()
-            self._w.write_joined(data, offsets.astype(np.int64))
+            self._w.write_joined(block[:size], offsets)
         return len(offsets) - 1
 
     def flush(self):

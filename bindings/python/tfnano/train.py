@@ -78,6 +78,8 @@ def _int64_array(values, field):
 
 def _float_array(values, field):
     if isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind in "fiub":
+        if values.dtype == np.float32:  # nothing can overflow: skip errstate's cost
+            return values.copy()
         with np.errstate(over="ignore"):
             return values.astype(np.float32, copy=True)
     if isinstance(values, (list, tuple)):
