@@ -1,13 +1,26 @@
 /* encode_columns.c - N Examples from whole columns in one call: the same bytes as the
- * tfn_example builder, with no per-example allocation (one scratch array per call). */
+ * tfn_example builder, with no per-example allocation (one scratch area per call).
+ *
+ * One pass over the caller's values: every example's integer rows are encoded into the
+ * scratch area first (their lengths are then known, so the nested length prefixes can
+ * be written), then the example is written front to back and the encoded runs copied
+ * in. Reading the caller's rows twice (size, then write) costs more than the copy:
+ * rows of a wide column are pages apart and come from memory, not from the cache. */
 #include "example_internal.h"
 
 #include <float.h>
 #include <math.h>
 
+/* Scratch for encoded integer rows, per call: a column is staged when its longest row
+ * fits in what is left (10 bytes per value, the longest varint); others are sized and
+ * written straight from the caller's values. */
+#define STAGE_BUDGET ((size_t)256 * 1024)
+
 typedef struct col_view {
     const tfn_column *c;
-    size_t index; /* position in the caller's array, for messages */
+    size_t index;   /* position in the caller's array, for messages */
+    size_t max_row; /* values (or strings) in the longest row */
+    uint8_t *stage; /* where this column's row is encoded, or NULL */
 } col_view;
 
 static int key_arg(const tfn_column *c)
@@ -27,7 +40,8 @@ static void row_range(const tfn_column *c, size_t i, size_t *begin, size_t *end)
     }
 }
 
-static int check_column(const tfn_column *c, size_t idx, size_t n, tfn_error *err)
+static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_row,
+                        tfn_error *err)
 {
     if (!c->key && c->key_len)
         return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, 0, "column %zu: key is NULL", idx);
@@ -43,17 +57,24 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, tfn_error *er
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, 0,
                                 "column '%.*s': row_splits[0] is %lld, expected 0", key_arg(c),
                                 c->key, (long long)c->row_splits[0]);
-        for (size_t i = 0; i < n; i++)
+        *max_row = 0;
+        for (size_t i = 0; i < n; i++) {
             if (c->row_splits[i + 1] < c->row_splits[i])
                 return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
                                     "column '%.*s': row_splits decrease at example %zu (%lld "
                                     "then %lld)",
                                     key_arg(c), c->key, i, (long long)c->row_splits[i],
                                     (long long)c->row_splits[i + 1]);
+            size_t row = (size_t)(c->row_splits[i + 1] - c->row_splits[i]);
+            if (row > *max_row)
+                *max_row = row;
+        }
         items = (size_t)c->row_splits[n];
     } else if (!tfn__mul_size(n, c->width, &items)) {
         return tfn__fail(err, TFN_E_LIMIT, "column '%.*s': %zu x %zu values overflow", key_arg(c),
                          c->key, n, c->width);
+    } else {
+        *max_row = n ? c->width : 0;
     }
     if (items && !c->values)
         return tfn__fail(err, TFN_E_INVALID_ARG, "column '%.*s': values is NULL", key_arg(c),
@@ -168,7 +189,8 @@ static int prepare(const tfn_column *columns, size_t ncols, size_t n, col_view *
     if (ncols && !columns)
         return tfn__fail(err, TFN_E_INVALID_ARG, "columns is NULL but ncolumns is %zu", ncols);
     for (size_t k = 0; k < ncols; k++) {
-        int rc = check_column(&columns[k], k, n, err);
+        size_t max_row = 0;
+        int rc = check_column(&columns[k], k, n, &max_row, err);
         if (rc)
             return rc;
         /* insertion sort by key: column counts are small */
@@ -184,34 +206,61 @@ static int prepare(const tfn_column *columns, size_t ncols, size_t n, col_view *
             cols[at] = cols[at - 1];
             at--;
         }
-        cols[at].c = &columns[k];
-        cols[at].index = k;
+        cols[at] = (col_view){&columns[k], k, max_row, NULL};
     }
     return TFN_OK;
 }
 
-/* Scratch: sorted column views + per-(example, column) payload sizes. */
+/* Scratch of one call: sorted column views, one example's payload sizes, and the
+ * staging area of the integer rows. */
 typedef struct scratch {
     tfn__alloc alloc;
     col_view *cols;
-    uint64_t *payloads;
+    uint64_t *payloads; /* ncols */
+    uint8_t *stage;
 } scratch;
 
-static int scratch_init(scratch *s, size_t ncols, size_t n, bool with_payloads, tfn_error *err)
+static int scratch_init(scratch *s, size_t ncols, size_t n, tfn_error *err)
 {
     tfn__alloc_init(&s->alloc, NULL);
-    s->cols = NULL;
-    s->payloads = NULL;
-    size_t cells;
-    if (!tfn__mul_size(ncols, n, &cells) || cells > SIZE_MAX / sizeof(uint64_t))
-        return tfn__fail(err, TFN_E_LIMIT, "%zu examples x %zu columns is too many", n, ncols);
+    s->stage = NULL;
     s->cols = tfn__malloc(&s->alloc, (ncols ? ncols : 1) * sizeof *s->cols);
-    if (with_payloads)
-        s->payloads = tfn__malloc(&s->alloc, (cells ? cells : 1) * sizeof(uint64_t));
-    if (!s->cols || (with_payloads && !s->payloads)) {
+    s->payloads = tfn__malloc(&s->alloc, (ncols ? ncols : 1) * sizeof *s->payloads);
+    if (!s->cols || !s->payloads) {
         tfn__free(&s->alloc, s->cols);
         tfn__free(&s->alloc, s->payloads);
         return tfn__fail(err, TFN_E_NOMEM, "out of memory encoding %zu examples", n);
+    }
+    return TFN_OK;
+}
+
+/* Gives the integer columns whose longest row fits in STAGE_BUDGET their part of the
+ * staging area (allocated here, once per call). */
+static int scratch_stage(scratch *s, size_t ncols, size_t n, tfn_error *err)
+{
+    size_t used = 0;
+    for (size_t k = 0; k < ncols; k++) {
+        const col_view *v = &s->cols[k];
+        if (v->c->dtype != TFN_INT64 && v->c->dtype != TFN_INT32)
+            continue;
+        if (v->max_row > (STAGE_BUDGET - used) / 10)
+            continue;
+        used += v->max_row * 10;
+    }
+    if (!used)
+        return TFN_OK;
+    s->stage = tfn__malloc(&s->alloc, used);
+    if (!s->stage)
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory encoding %zu examples", n);
+    used = 0;
+    for (size_t k = 0; k < ncols; k++) {
+        col_view *v = &s->cols[k];
+        if (v->c->dtype != TFN_INT64 && v->c->dtype != TFN_INT32)
+            continue;
+        if (v->max_row > (STAGE_BUDGET - used) / 10)
+            continue;
+        v->stage = s->stage + used;
+        used += v->max_row * 10;
     }
     return TFN_OK;
 }
@@ -220,19 +269,25 @@ static void scratch_free(scratch *s)
 {
     tfn__free(&s->alloc, s->cols);
     tfn__free(&s->alloc, s->payloads);
+    tfn__free(&s->alloc, s->stage);
 }
 
-static int size_all(const scratch *s, size_t ncols, size_t n, uint64_t *sizes, uint64_t *total,
-                    tfn_error *err)
+static int too_big(size_t i, uint64_t size, tfn_error *err)
+{
+    return tfn__fail_at(err, TFN_E_LIMIT, 0, i,
+                        "example %zu would be %llu bytes; protobuf's limit is 2 GiB", i,
+                        (unsigned long long)size);
+}
+
+/* Sizes examples [from, n) from the caller's values. */
+static int size_range(const col_view *cols, size_t ncols, size_t from, size_t n,
+                      uint64_t *sizes, uint64_t *total, tfn_error *err)
 {
     uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t *pay = s->payloads ? s->payloads + i * ncols : NULL;
-        uint64_t size = example_size(s->cols, ncols, i, pay, false, NULL);
+    for (size_t i = from; i < n; i++) {
+        uint64_t size = example_size(cols, ncols, i, NULL, false, NULL);
         if (size > TFN_MAX_MESSAGE_SIZE)
-            return tfn__fail_at(err, TFN_E_LIMIT, 0, i,
-                                "example %zu would be %llu bytes; protobuf's limit is 2 GiB", i,
-                                (unsigned long long)size);
+            return too_big(i, size, err);
         if (sizes)
             sizes[i] = size;
         sum += size;
@@ -246,14 +301,71 @@ int tfn_encode_columns_size(const tfn_column *columns, size_t ncolumns, size_t n
                             uint64_t *sizes, uint64_t *total, tfn_error *err)
 {
     scratch s;
-    int rc = scratch_init(&s, ncolumns, n, false, err);
+    int rc = scratch_init(&s, ncolumns, n, err);
     if (rc)
         return rc;
     rc = prepare(columns, ncolumns, n, s.cols, err);
     if (!rc)
-        rc = size_all(&s, ncolumns, n, sizes, total, err);
+        rc = size_range(s.cols, ncolumns, 0, n, sizes, total, err);
     scratch_free(&s);
     return rc;
+}
+
+/* Payload sizes of example i into `pay`, encoding its staged rows on the way; returns
+ * the size of the example and its Features message. */
+static uint64_t stage_example(const col_view *cols, size_t ncols, size_t i, uint64_t *pay,
+                              uint64_t *features)
+{
+    for (size_t k = 0; k < ncols; k++) {
+        const col_view *v = &cols[k];
+        if (!v->stage) {
+            pay[k] = payload_size(v->c, i);
+            continue;
+        }
+        size_t b, e;
+        row_range(v->c, i, &b, &e);
+        uint8_t *end = v->c->dtype == TFN_INT64
+                           ? tfn__put_int64s(v->stage, (const int64_t *)v->c->values + b, e - b)
+                           : tfn__put_int32s(v->stage, (const int32_t *)v->c->values + b, e - b);
+        pay[k] = (uint64_t)(end - v->stage);
+    }
+    return example_size(cols, ncols, i, pay, true, features);
+}
+
+static uint8_t *write_example(uint8_t *p, const col_view *cols, size_t ncols, size_t i,
+                              const uint64_t *pay, uint64_t features)
+{
+    p = tfn__put_len_prefix(p, TAG_EXAMPLE_FEATURES, features);
+    for (size_t k = 0; k < ncols; k++) {
+        const tfn_column *c = cols[k].c;
+        int kind = kind_of(c->dtype);
+        uint64_t feature = tfn__feature_size(kind, pay[k]);
+        p = tfn__put_entry_head(p, c->key, c->key_len, tfn__entry_size(c->key_len, feature),
+                                feature);
+        p = tfn__put_feature_head(p, kind, pay[k]);
+        if (!cols[k].stage) {
+            p = write_values(p, c, i);
+        } else if (pay[k]) {
+            memcpy(p, cols[k].stage, (size_t)pay[k]);
+            p += pay[k];
+        }
+    }
+    return p;
+}
+
+/* dst cannot hold examples [i, n) after the `used` bytes written: the total needed. */
+static int buffer_too_small(const scratch *s, size_t ncols, size_t i, size_t n, size_t used,
+                            size_t cap, size_t *written, tfn_error *err)
+{
+    uint64_t rest = 0;
+    int rc = size_range(s->cols, ncols, i, n, NULL, &rest, err);
+    if (rc)
+        return rc;
+    uint64_t total = used + rest;
+    *written = total > SIZE_MAX ? SIZE_MAX : (size_t)total;
+    return tfn__fail(err, TFN_E_BUF_TOO_SMALL,
+                     "buffer of %zu bytes is too small for %zu examples (%llu bytes)", cap, n,
+                     (unsigned long long)total);
 }
 
 int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n, void *dst,
@@ -264,48 +376,48 @@ int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n, voi
         written = &dummy;
     *written = 0;
     scratch s;
-    int rc = scratch_init(&s, ncolumns, n, true, err);
+    int rc = scratch_init(&s, ncolumns, n, err);
     if (rc)
         return rc;
-    uint64_t total = 0;
     rc = prepare(columns, ncolumns, n, s.cols, err);
-    if (!rc)
-        rc = size_all(&s, ncolumns, n, NULL, &total, err);
-    if (!rc && total > cap) {
-        *written = total > SIZE_MAX ? SIZE_MAX : (size_t)total;
-        rc = tfn__fail(err, TFN_E_BUF_TOO_SMALL,
-                       "buffer of %zu bytes is too small for %zu examples (%llu bytes)", cap, n,
-                       (unsigned long long)total);
+    if (!rc && !dst && ncolumns && n) {
+        /* nothing can be written: the size needed, or the NULL pointer, is the error */
+        rc = buffer_too_small(&s, ncolumns, 0, n, 0, cap, written, err);
+        if (rc == TFN_E_BUF_TOO_SMALL && *written <= cap) {
+            *written = 0;
+            rc = tfn__fail(err, TFN_E_INVALID_ARG, "dst is NULL");
+        }
     }
-    if (!rc && total && !dst)
-        rc = tfn__fail(err, TFN_E_INVALID_ARG, "dst is NULL");
+    if (!rc)
+        rc = scratch_stage(&s, ncolumns, n, err);
     if (rc) {
         scratch_free(&s);
         return rc;
     }
-    uint8_t *p = dst;
+    uint8_t *start = dst, *p = start;
     for (size_t i = 0; i < n; i++) {
         if (offsets)
-            offsets[i] = (uint64_t)(p - (uint8_t *)dst);
+            offsets[i] = (uint64_t)(p - start);
         if (!ncolumns)
             continue;
-        uint64_t *pay = s.payloads + i * ncolumns;
         uint64_t features;
-        example_size(s.cols, ncolumns, i, pay, true, &features);
-        p = tfn__put_len_prefix(p, TAG_EXAMPLE_FEATURES, features);
-        for (size_t k = 0; k < ncolumns; k++) {
-            const tfn_column *c = s.cols[k].c;
-            int kind = kind_of(c->dtype);
-            uint64_t feature = tfn__feature_size(kind, pay[k]);
-            p = tfn__put_entry_head(p, c->key, c->key_len, tfn__entry_size(c->key_len, feature),
-                                    feature);
-            p = tfn__put_feature_head(p, kind, pay[k]);
-            p = write_values(p, c, i);
+        uint64_t size = stage_example(s.cols, ncolumns, i, s.payloads, &features);
+        if (size > TFN_MAX_MESSAGE_SIZE) {
+            rc = too_big(i, size, err);
+            break;
         }
+        size_t used = (size_t)(p - start);
+        if (size > cap - used) {
+            rc = buffer_too_small(&s, ncolumns, i, n, used, cap, written, err);
+            break;
+        }
+        p = write_example(p, s.cols, ncolumns, i, s.payloads, features);
     }
-    if (offsets)
-        offsets[n] = (uint64_t)(p - (uint8_t *)dst);
-    *written = (size_t)(p - (uint8_t *)dst);
     scratch_free(&s);
+    if (rc)
+        return rc;
+    if (offsets)
+        offsets[n] = (uint64_t)(p - start);
+    *written = (size_t)(p - start);
     return TFN_OK;
 }

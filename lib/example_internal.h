@@ -121,10 +121,47 @@ static inline uint8_t *tfn__put_varint_fast(uint8_t *p, uint64_t u)
     return tfn__put_varint(p, u);
 }
 
-/* Packed int64 values (int32 ones are sign-extended, as protobuf writes them). */
+/* One varint of a value below 2^28 without a branch on its length (token ids are a
+ * random mix of 1- to 3-byte varints, so branching on each length mispredicts): all
+ * four bytes are stored, only `length` of them count. The caller ensures 4 bytes of
+ * room. */
+static inline uint8_t *tfn__put_varint28(uint8_t *p, uint32_t x)
+{
+    uint32_t len = 1u + (x >= 0x80u) + (x >= 0x4000u) + (x >= 0x200000u);
+    uint32_t w = (x & 0x7fu) | ((x << 1) & 0x7f00u) | ((x << 2) & 0x7f0000u) |
+                 ((x << 3) & 0x7f000000u);
+    w |= 0x808080u & ((1u << (8 * (len - 1))) - 1u); /* continuation bits */
+    tfn__store_le32(p, w);
+    return p + len;
+}
+
+/* Packed int64 values (int32 ones are sign-extended, as protobuf writes them).
+ * Blocks of 8: eight values below 0x80 (padding, masks) are packed into one 8-byte
+ * store, values below 2^28 take the branch-free path. Blocks are only taken while at
+ * least 3 values follow them, so the 4-byte stores never reach past the run's end
+ * (every later value takes at least one byte and overwrites the extra ones). */
 static inline uint8_t *tfn__put_int64s(uint8_t *p, const int64_t *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; n - i >= 11; i += 8) {
+        uint64_t any = 0;
+        for (size_t k = 0; k < 8; k++)
+            any |= (uint64_t)v[i + k];
+        if (any < 0x80) {
+            uint64_t w = 0;
+            for (size_t k = 0; k < 8; k++)
+                w |= (uint64_t)v[i + k] << (8 * k);
+            tfn__store_le64(p, w);
+            p += 8;
+        } else if (any < (1u << 28)) {
+            for (size_t k = 0; k < 8; k++)
+                p = tfn__put_varint28(p, (uint32_t)v[i + k]);
+        } else {
+            for (size_t k = 0; k < 8; k++)
+                p = tfn__put_varint(p, (uint64_t)v[i + k]);
+        }
+    }
+    for (; i < n; i++)
         p = tfn__put_varint_fast(p, (uint64_t)v[i]);
     return p;
 }
