@@ -1,0 +1,82 @@
+"""Recycled output memory (tfnano._outbuf): arrays handed out stay intact while they
+are alive, memory is reused only once they are gone, and the idle limit holds."""
+import gc
+
+import numpy as np
+
+import tfnano as tf
+from tfnano import _outbuf
+
+FEATURES = {"ids": tf.io.FixedLenFeature([512], tf.int64),
+            "seq": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+            "labels": tf.io.FixedLenFeature([3], tf.float32)}
+
+
+def _batch(seed, n=256):
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(-2**40, 2**40, (n, 512))
+    seq = [rng.integers(0, 100, rng.integers(0, 40)) for _ in range(n)]
+    labels = rng.random((n, 3), dtype=np.float32)
+    return tf.serialize_columns({"ids": ids, "seq": seq, "labels": labels}), ids, seq, labels
+
+
+def _check(out, ids, seq, labels):
+    np.testing.assert_array_equal(out["ids"], ids)
+    np.testing.assert_array_equal(out["labels"], labels)
+    for i, s in enumerate(seq):
+        np.testing.assert_array_equal(out["seq"][i, :len(s)], s)
+        assert not out["seq"][i, len(s):].any()
+
+
+def test_live_arrays_are_never_reused():
+    parser = tf.Parser(FEATURES)
+    kept = []
+    for seed in range(6):
+        records, ids, seq, labels = _batch(seed)
+        kept.append((parser.parse(records), ids, seq, labels))
+    for out, ids, seq, labels in kept:
+        _check(out, ids, seq, labels)
+    # A single surviving array keeps its block out of the pool.
+    only_ids = [k[0]["ids"] for k in kept]
+    del kept
+    gc.collect()
+    for seed in range(6, 9):
+        records, ids, seq, labels = _batch(seed)
+        _check(parser.parse(records), ids, seq, labels)
+    for seed, arr in enumerate(only_ids):
+        np.testing.assert_array_equal(arr, _batch(seed)[1])
+
+
+def test_blocks_come_back_and_are_reused():
+    parser = tf.Parser(FEATURES)
+    records, ids, seq, labels = _batch(42)
+    out = parser.parse(records)
+    base = out["ids"].__array_interface__["data"][0]
+    del out
+    gc.collect()
+    again = parser.parse(records)
+    assert again["ids"].__array_interface__["data"][0] == base
+    _check(again, ids, seq, labels)
+    assert again["ids"].flags.writeable
+
+
+def test_small_outputs_use_plain_arrays():
+    records, ids, seq, labels = _batch(1, n=4)  # 4 x 512 x 8 bytes < MIN_BYTES
+    out = tf.Parser(FEATURES).parse(records)
+    assert out["ids"].flags.owndata
+    _check(out, ids, seq, labels)
+
+
+def test_idle_memory_is_bounded():
+    pool = _outbuf._Pool(idle_limit=3 << 20)
+    blocks = [pool.take(1 << 20) for _ in range(8)]
+    del blocks
+    gc.collect()
+    assert pool.idle_bytes() <= 3 << 20
+
+
+def test_size_classes_round_up_by_at_most_an_eighth():
+    for n in [1, 63, 64, 65, 1000, 4096, 123457, 2_359_296, 10**9]:
+        c = _outbuf._size_class(n)
+        assert c >= n and c % _outbuf.ALIGN == 0
+        assert c - n <= max(n // 8, _outbuf.ALIGN)
