@@ -772,7 +772,206 @@ TFN_API int tfn_record_index_read(const tfn_record_index *idx, tfn_record_reader
 /* Frees an index. NULL is accepted. */
 TFN_API void tfn_record_index_free(tfn_record_index *idx);
 
-/* TFN_SECTION_PAD: padding and bucketing go here. */
+/* ==================================================================================
+ * MARK: Padding - ragged rows into dense arrays (keras pad_sequences)
+ *
+ * Ragged input is flat values plus row offsets: row r is
+ * values[offsets[r] .. offsets[r+1]). tfn_pad() writes it into a dense, row-major
+ * [nrows, width] caller buffer with keras pad_sequences placement (spec §4.1):
+ *   truncating: a row longer than maxlen keeps its LAST maxlen values (TFN_PAD_PRE,
+ *               keras' default) or its FIRST maxlen values (TFN_PAD_POST);
+ *   padding:    the kept values go at the END of the output row, the fill value
+ *               before them (TFN_PAD_PRE, keras' default), or at its START
+ *               (TFN_PAD_POST). HuggingFace/torch "left" = pre, "right" = post.
+ *   width:      maxlen, or the longest row when maxlen is TFN_PAD_MAXLEN_UNSET;
+ *               then rounded UP to a multiple of pad_to_multiple_of when that is
+ *               > 1. maxlen still limits the values kept per row, so with a maxlen
+ *               that is not a multiple the width may exceed maxlen (as HuggingFace
+ *               tokenizers do); the extra columns are padding.
+ * The attention mask (1 for a value, 0 for padding) and the kept lengths can be
+ * written in the same pass.
+ *
+ * Conversions (values -> output): same type is a copy; int32 -> int64 widens;
+ * int32/int64 -> float32 rounds to nearest as numpy does; float32 -> int32/int64
+ * truncates toward zero as numpy does (1.7 -> 1, -1.7 -> -1). Where numpy (and so
+ * keras) would wrap or produce garbage silently, tfnano refuses with
+ * TFN_E_OUT_OF_RANGE: an int64 value outside int32 for int32 output, a float that is
+ * NaN, infinite or outside the integer output's range. The message names the row,
+ * the position in the row and the value; err->record_index is the row.
+ *
+ * Differences from keras, by design: maxlen 0 gives an [nrows, 0] output whatever
+ * the truncating side (keras' "pre" fails to broadcast there), zero rows with maxlen
+ * unset give width 0 (keras raises), and padding/truncating are validated even when
+ * every row is empty. The Python layer (tfnano.keras) restores keras' errors.
+ *
+ * Threads: the functions keep no state; concurrent calls on different outputs are
+ * safe.
+ * ================================================================================== */
+
+/* Which end pads or truncates. Values are pinned. */
+typedef enum tfn_pad_side {
+    TFN_PAD_PRE = 0,   /* keras "pre" (its default), HuggingFace/torch "left" */
+    TFN_PAD_POST = 1,  /* keras "post", HuggingFace/torch "right" */
+    TFN_PAD_LEFT = 0,
+    TFN_PAD_RIGHT = 1
+} tfn_pad_side;
+
+/* maxlen meaning "the longest row" (keras maxlen=None). */
+enum { TFN_PAD_MAXLEN_UNSET = -1 };
+
+/* Ragged input: borrowed, never modified.
+ *   values:  `count` elements of `dtype` (TFN_INT32, TFN_INT64 or TFN_FLOAT32),
+ *            aligned for that type; may be NULL only when count == 0.
+ *   offsets: nrows + 1 offsets, each >= 0, non-decreasing, at most count (they need
+ *            not start at 0); may be NULL only when nrows == 0. */
+typedef struct tfn_ragged {
+    const void *values;
+    int dtype;
+    size_t count;
+    const int64_t *offsets;
+    size_t nrows;
+} tfn_ragged;
+
+/* Padding options; tfn_pad_options_init() sets keras' defaults. */
+typedef struct tfn_pad_options {
+    int64_t maxlen;             /* >= 0, or TFN_PAD_MAXLEN_UNSET (the longest row) */
+    int padding;                /* a tfn_pad_side */
+    int truncating;             /* a tfn_pad_side */
+    double value;               /* fill value, converted like the values (see above);
+                                   integer outputs take it truncated toward zero */
+    int64_t pad_to_multiple_of; /* 0 or 1: off; > 1: round the width up to a multiple */
+} tfn_pad_options;
+
+/* Sets keras pad_sequences' defaults: maxlen unset, padding and truncating
+ * TFN_PAD_PRE, value 0, no rounding. */
+TFN_API void tfn_pad_options_init(tfn_pad_options *opt);
+
+/* Reads a side's name: "pre" or "left" -> TFN_PAD_PRE, "post" or "right" ->
+ * TFN_PAD_POST (exact, case-sensitive; name need not be NUL-terminated).
+ * @return TFN_OK, TFN_E_INVALID_ARG (unknown name, quoted in the message, e.g.
+ *         `Padding type "middle" not understood` style text naming `what`).
+ * @param what  "Padding" or "Truncating" (used in the message), may be NULL. */
+TFN_API int tfn_pad_side_parse(const char *name, size_t len, const char *what, int *side,
+                               tfn_error *err);
+
+/* The output width tfn_pad() needs for this input and these options, so the caller
+ * can size out (nrows * width elements) and mask (nrows * width bytes). Validates
+ * the input and the options exactly as tfn_pad() does.
+ * @return TFN_OK, TFN_E_INVALID_ARG (see tfn_pad). */
+TFN_API int tfn_pad_width(const tfn_ragged *in, const tfn_pad_options *opt, size_t *width,
+                          tfn_error *err);
+
+/* Pads (and truncates) every row of `in` into out[nrows][width] in one pass.
+ * @param opt        options; NULL = keras defaults (tfn_pad_options_init).
+ * @param out        nrows * width elements of out_dtype (TFN_INT32, TFN_INT64 or
+ *                   TFN_FLOAT32), aligned for it; may be NULL when that is 0.
+ * @param width      the row width of out: must equal tfn_pad_width()'s result.
+ * @param mask       optional (NULL): nrows * width bytes, 1 where a value was
+ *                   written, 0 for padding.
+ * @param lengths    optional (NULL): nrows entries, the values kept per row
+ *                   (min(row length, maxlen)).
+ * Nothing is allocated; outputs are written in full on success and hold unspecified
+ * contents after an error.
+ * @return TFN_OK;
+ *         TFN_E_INVALID_ARG: NULL pointer with a non-zero size, unknown dtype or
+ *           side, maxlen < 0 other than TFN_PAD_MAXLEN_UNSET, pad_to_multiple_of < 0,
+ *           a negative, decreasing or too large offset (message names the row and
+ *           the offsets; err->record_index = row), misaligned buffer, width not the
+ *           one the options give, nrows * width overflowing size_t;
+ *         TFN_E_OUT_OF_RANGE: a value or the fill value does not fit out_dtype
+ *           (see the conversions above).
+ * Threads: safe (no shared state). */
+TFN_API int tfn_pad(const tfn_ragged *in, const tfn_pad_options *opt, void *out,
+                    int out_dtype, size_t width, uint8_t *mask, int64_t *lengths,
+                    tfn_error *err);
+
+/* ==================================================================================
+ * MARK: Length bucketing (dynamic batching)
+ *
+ * Groups rows of similar length so that each batch is padded only to its own
+ * longest row, as tf.data's bucket_by_sequence_length does: with boundaries
+ * b[0] < b[1] < ... < b[k-1], a row of length L goes to bucket i = the number of
+ * boundaries <= L (bucket 0 holds L < b[0], bucket k holds L >= b[k-1]). Each
+ * bucket's rows are cut, in order, into batches of batch_size (the last one shorter
+ * unless drop_remainder). A batch's width is its longest row, capped at maxlen, then
+ * rounded up to a multiple of pad_to_multiple_of.
+ * With shuffle set, the rows within each bucket and then the order of the batches are
+ * shuffled by a PRNG seeded from `seed` that lives in the plan call (no global
+ * state): the same inputs and seed give the same plan on every machine.
+ *
+ * Ownership: the plan handle owns every array it hands out; they stay valid until
+ * tfn_bucket_plan_free(). Threads: a finished plan is read-only; any number of threads
+ * may read it and pad its batches concurrently (into different outputs).
+ * ================================================================================== */
+
+typedef struct tfn_bucket_options {
+    const int64_t *boundaries;  /* strictly increasing; NULL when nboundaries == 0 */
+    size_t nboundaries;         /* buckets = nboundaries + 1 */
+    size_t batch_size;          /* > 0 */
+    int64_t maxlen;             /* width cap, or TFN_PAD_MAXLEN_UNSET for none */
+    int64_t pad_to_multiple_of; /* 0 or 1: off; > 1: round widths up */
+    int drop_remainder;         /* non-zero: drop each bucket's last short batch */
+    int shuffle;                /* non-zero: seeded shuffle (else input order) */
+    uint64_t seed;
+} tfn_bucket_options;
+
+/* One planned batch: its rows are rows[start .. start + count) of
+ * tfn_bucket_plan_rows(), all from bucket `bucket`, padded to `width`. */
+typedef struct tfn_batch {
+    size_t start;
+    size_t count;
+    size_t width;
+    size_t bucket;
+} tfn_batch;
+
+typedef struct tfn_bucket_plan tfn_bucket_plan;
+
+/* Plans the batches of n rows of the given lengths.
+ * @param lengths  n lengths, each >= 0; may be NULL only when n == 0.
+ * @param alc      allocator for the plan, or NULL for malloc.
+ * @param out      receives the plan (free with tfn_bucket_plan_free()).
+ * @return TFN_OK, TFN_E_INVALID_ARG (batch_size 0, boundaries not strictly increasing
+ *         (message names the index), a negative length (names the row), maxlen < 0
+ *         other than TFN_PAD_MAXLEN_UNSET, pad_to_multiple_of < 0, NULL pointers with
+ *         non-zero sizes, a width overflowing size_t), TFN_E_NOMEM. */
+TFN_API int tfn_bucket_plan_new(const int64_t *lengths, size_t n,
+                                const tfn_bucket_options *opt, const tfn_alloc *alc,
+                                tfn_bucket_plan **out, tfn_error *err);
+
+/* Frees a plan and everything it handed out. NULL is accepted. */
+TFN_API void tfn_bucket_plan_free(tfn_bucket_plan *plan);
+
+/* Number of batches. */
+TFN_API size_t tfn_bucket_plan_batch_count(const tfn_bucket_plan *plan);
+
+/* The batches, in the order to use them (tfn_bucket_plan_batch_count() entries). */
+TFN_API const tfn_batch *tfn_bucket_plan_batches(const tfn_bucket_plan *plan);
+
+/* The planned row indices (into the n rows given to tfn_bucket_plan_new()); every
+ * batch is a slice of it. *count (may be NULL) receives its size: n, minus the rows
+ * dropped with drop_remainder. */
+TFN_API const int64_t *tfn_bucket_plan_rows(const tfn_bucket_plan *plan, size_t *count);
+
+/* The bucket of each of the n rows (also of dropped rows). */
+TFN_API const int64_t *tfn_bucket_plan_bucket_ids(const tfn_bucket_plan *plan);
+
+/* Total elements of all padded batches (sum of count * width): compare with
+ * n * maxlen to see the padding that bucketing saves. */
+TFN_API uint64_t tfn_bucket_plan_padded_size(const tfn_bucket_plan *plan);
+
+/* Pads batch `batch` of the plan: gathers its rows from `in` (which must hold the
+ * same n rows the plan was made from) into out[count][width] with the batch's width,
+ * like tfn_pad() with the plan's maxlen (values kept per row: min(length, maxlen,
+ * width)), `padding`, `truncating` and fill `value`.
+ * @param out, mask, lengths  as tfn_pad(), with nrows = the batch's count.
+ * @return TFN_OK; TFN_E_INVALID_ARG (batch out of range, in->nrows differing from the
+ *         plan's, bad offsets of a gathered row, bad dtype or side, NULL pointers);
+ *         TFN_E_OUT_OF_RANGE (as tfn_pad).
+ * Threads: safe on a shared plan. */
+TFN_API int tfn_bucket_plan_pad_batch(const tfn_bucket_plan *plan, size_t batch,
+                                      const tfn_ragged *in, int padding, int truncating,
+                                      double value, void *out, int out_dtype, uint8_t *mask,
+                                      int64_t *lengths, tfn_error *err);
 
 /* TFN_CDEF_END */
 
