@@ -329,12 +329,13 @@ typedef enum tfn_feature_type {
  * unknown (None), which is only there to produce TensorFlow's messages: FixedLen
  * needs every dimension known, FixedLenSequence needs its inner (row) shape known.
  *   default_value:
- *     FixedLen: NULL/0 = required; else exactly prod(shape) elements of `dtype`
- *               (int64_t, float, or tfn_bytes), copied into the spec;
- *     FixedLenSequence: NULL/0 = pad with 0 / 0.0 / b""; else exactly 1 element, the
+ *     FixedLen: NULL = required; else exactly prod(shape) elements of `dtype`
+ *               (int64_t, float, or tfn_bytes), copied into the spec (none for a
+ *               shape with 0 elements: the feature stays required, as in TF);
+ *     FixedLenSequence: NULL = pad with 0 / 0.0 / b""; else exactly 1 element, the
  *               padding value.
  *   out_dtype: TFN_DTYPE_NONE (same as dtype), or TFN_INT32 for an int64 feature
- *     (values range-checked at fill time, for TPUs).
+ *     (values range-checked at fill time, defaults here, for TPUs).
  *   allow_missing: must be non-zero for FixedLenSequence, as TensorFlow requires. */
 typedef struct tfn_feature_config {
     const char *key;
@@ -357,8 +358,10 @@ typedef struct tfn_parser tfn_parser;
  * "First dimension of shape for feature a unknown. Consider using
  * FixedLenSequenceFeature.", "Unsupported: FixedLenSequenceFeature requires
  * allow_missing to be True.", and err->record_index = the index of the bad config.
- * @return TFN_OK, TFN_E_INVALID_ARG (bad config, duplicate key, n == 0: "Missing
- *         features."), TFN_E_TYPE (unsupported dtype), TFN_E_NOMEM.
+ * With several bad configs the error is the one TF reports first (see docs/parsing.md).
+ * @return TFN_OK, TFN_E_INVALID_ARG (bad config, duplicate key, n == 0: "Argument
+ *         `features` cannot be None or falsy. Got {}"), TFN_E_TYPE (unsupported
+ *         dtype), TFN_E_OUT_OF_RANGE (an int32 output's default), TFN_E_NOMEM.
  * Threads: the compiled spec is immutable; share it freely. */
 TFN_API int tfn_spec_new(const tfn_feature_config *configs, size_t n, const tfn_alloc *alc,
                          tfn_spec **out, tfn_error *err);

@@ -24,14 +24,18 @@ static void python_shape(char *out, size_t cap, const int64_t *shape, size_t ran
         snprintf(out + w, cap - w, rank == 1 ? ",)" : ")");
 }
 
-/* TF's TensorShape::DebugString: "[]", "[2,3]", "[?,2]". */
+/* TF's TensorShape::DebugString: "[]", "[2,3]", "[?,2]" (unknown dimensions as "?"). */
 static void tf_shape(char *out, size_t cap, bool leading_unknown, const int64_t *shape,
                      size_t rank)
 {
     size_t w = (size_t)snprintf(out, cap, "[%s", leading_unknown ? "?" : "");
-    for (size_t i = 0; i < rank && w < cap; i++)
-        w += (size_t)snprintf(out + w, cap - w, "%s%lld", (i || leading_unknown) ? "," : "",
-                              (long long)shape[i]);
+    for (size_t i = 0; i < rank && w < cap; i++) {
+        const char *sep = (i || leading_unknown) ? "," : "";
+        if (shape[i] < 0)
+            w += (size_t)snprintf(out + w, cap - w, "%s?", sep);
+        else
+            w += (size_t)snprintf(out + w, cap - w, "%s%lld", sep, (long long)shape[i]);
+    }
     if (w < cap)
         snprintf(out + w, cap - w, "]");
 }
@@ -42,84 +46,180 @@ static size_t elem_size(int dtype)
                                                                        : sizeof(tfn_bytes);
 }
 
-static int validate(const tfn_feature_config *c, size_t idx, size_t *stride, tfn_error *err)
+/* prod(shape) of a config whose dimensions are known; false on overflow or when the
+ * count would not fit TF's int32 element counts. */
+static bool shape_elements(const tfn_feature_config *c, size_t *prod)
 {
-    if (!c->key && c->key_len)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx, "config %zu: key is NULL", idx);
-    if (c->type == TFN_FIXED_LEN_SEQUENCE && !c->allow_missing)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "Unsupported: FixedLenSequenceFeature requires allow_missing to be "
-                            "True.");
-    if (c->type != TFN_FIXED_LEN && c->type != TFN_FIXED_LEN_SEQUENCE)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "Unsupported feature type %d for feature %.*s (expected "
-                            "TFN_FIXED_LEN or TFN_FIXED_LEN_SEQUENCE)",
-                            c->type, key_arg(c), c->key);
-    if (c->dtype == TFN_DTYPE_NONE)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx, "Missing type for feature %.*s.",
-                            key_arg(c), c->key);
-    if (c->dtype != TFN_INT64 && c->dtype != TFN_FLOAT32 && c->dtype != TFN_BYTES)
-        return tfn__fail_at(err, TFN_E_TYPE, 0, idx,
-                            "Value passed to parameter 'dense_defaults' has DataType %s not in "
-                            "list of allowed values: float32, int64, string",
-                            tfn__dtype_tf_name(c->dtype));
-    if (c->out_dtype != TFN_DTYPE_NONE && c->out_dtype != c->dtype &&
-        !(c->dtype == TFN_INT64 && c->out_dtype == TFN_INT32))
-        return tfn__fail_at(err, TFN_E_TYPE, 0, idx,
-                            "feature %.*s: output type %s is not available for %s values "
-                            "(only int64 features can be output as int32)",
-                            key_arg(c), c->key, tfn__dtype_tf_name(c->out_dtype),
-                            tfn__dtype_tf_name(c->dtype));
-    if (c->rank && !c->shape)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx, "Missing shape for feature %.*s.",
-                            key_arg(c), c->key);
-    if (c->rank > 32)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "feature %.*s: shape of rank %zu is over the limit of 32", key_arg(c),
-                            c->key, c->rank);
-    if (c->type == TFN_FIXED_LEN && c->rank && c->shape[0] < 0)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "First dimension of shape for feature %.*s unknown. Consider using "
-                            "FixedLenSequenceFeature.",
-                            key_arg(c), c->key);
-    size_t prod = 1;
-    for (size_t i = 0; i < c->rank; i++) {
-        if (c->shape[i] < 0) {
-            char shape[128];
-            python_shape(shape, sizeof shape, c->shape, c->rank);
-            if (c->type == TFN_FIXED_LEN)
-                return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                                    "All dimensions of shape for feature %.*s need to be known "
-                                    "but received %s.",
+    *prod = 1;
+    for (size_t i = 0; i < c->rank; i++)
+        if (c->shape[i] < 0 || !tfn__mul_size(*prod, (size_t)c->shape[i], prod) ||
+            *prod > INT32_MAX)
+            return false;
+    return true;
+}
+
+/* TensorFlow checks a features dict in stages, each over every feature before the
+ * next one starts: allow_missing (parsing_ops.py, in the dict's order), then type and
+ * shape (parsing_config.py, by sorted key), the defaults (reshaped while the op is
+ * built), the dtypes (the op's attribute check) and unknown inner dimensions (the
+ * kernel), both in sorted-key order too. So that a spec with several bad configs
+ * gets TF's message, tfnano checks in the same stages; misuse of the C struct comes
+ * first and tfnano's own limits last. */
+enum {
+    STAGE_ARGUMENTS,     /* config order */
+    STAGE_ALLOW_MISSING, /* config order */
+    STAGE_TYPE_AND_SHAPE,
+    STAGE_DEFAULT,
+    STAGE_DTYPE,
+    STAGE_INNER_SHAPE,
+    STAGE_LIMITS, /* config order */
+    STAGE_COUNT
+};
+
+static bool stage_in_key_order(int stage)
+{
+    return stage != STAGE_ARGUMENTS && stage != STAGE_ALLOW_MISSING && stage != STAGE_LIMITS;
+}
+
+static bool key_less(const tfn_feature_config *a, const tfn_feature_config *b)
+{
+    return tfn__key_cmp(a->key, a->key_len, b->key, b->key_len) < 0;
+}
+
+/* Checks config i of cs[0..n) for one stage. err may be NULL (a probe). */
+static int check_stage(const tfn_feature_config *cs, size_t n, size_t i, int stage,
+                       tfn_error *err)
+{
+    const tfn_feature_config *c = &cs[i];
+    bool fixed = c->type == TFN_FIXED_LEN;
+    size_t prod = 0;
+    char shape[128];
+    switch (stage) {
+    case STAGE_ARGUMENTS:
+        if (!c->key && c->key_len)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i, "config %zu: key is NULL", i);
+        if (c->type != TFN_FIXED_LEN && c->type != TFN_FIXED_LEN_SEQUENCE)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "Unsupported feature type %d for feature %.*s (expected "
+                                "TFN_FIXED_LEN or TFN_FIXED_LEN_SEQUENCE)",
+                                c->type, key_arg(c), c->key);
+        if (c->rank > 32)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "feature %.*s: shape of rank %zu is over the limit of 32",
+                                key_arg(c), c->key, c->rank);
+        if (c->default_count && !c->default_value)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "feature %.*s: default_value is NULL with %zu elements",
+                                key_arg(c), c->key, c->default_count);
+        return TFN_OK;
+    case STAGE_ALLOW_MISSING:
+        if (!fixed && !c->allow_missing)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "Unsupported: FixedLenSequenceFeature requires allow_missing "
+                                "to be True.");
+        return TFN_OK;
+    case STAGE_TYPE_AND_SHAPE:
+        if (c->dtype == TFN_DTYPE_NONE)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i, "Missing type for feature %.*s.",
+                                key_arg(c), c->key);
+        if (c->rank && !c->shape)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "Missing shape for feature %.*s.", key_arg(c), c->key);
+        if (fixed && c->rank && c->shape[0] < 0)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "First dimension of shape for feature %.*s unknown. Consider "
+                                "using FixedLenSequenceFeature.",
+                                key_arg(c), c->key);
+        for (size_t k = 0; fixed && k < c->rank; k++)
+            if (c->shape[k] < 0) {
+                python_shape(shape, sizeof shape, c->shape, c->rank);
+                return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                    "All dimensions of shape for feature %.*s need to be "
+                                    "known but received %s.",
                                     key_arg(c), c->key, shape);
-            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                                "FixedLenSequenceFeature %.*s: the shape of one step must be "
-                                "fully known, got %s",
-                                key_arg(c), c->key, shape);
+            }
+        return TFN_OK;
+    case STAGE_DEFAULT: {
+        /* a non-NULL default is reshaped to the shape (FixedLen) or to a scalar
+         * padding value (FixedLenSequence), even when it holds no element */
+        if (!c->default_value || (fixed && !shape_elements(c, &prod)))
+            return TFN_OK;
+        size_t want = fixed ? prod : 1;
+        if (c->default_count != want)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "Input to reshape is a tensor with %zu values, but the "
+                                "requested shape has %zu",
+                                c->default_count, want);
+        return TFN_OK;
+    }
+    case STAGE_DTYPE:
+        if (c->dtype != TFN_INT64 && c->dtype != TFN_FLOAT32 && c->dtype != TFN_BYTES)
+            return tfn__fail_at(err, TFN_E_TYPE, 0, i,
+                                "Value for attr 'Tdense' of %s is not in the list of allowed "
+                                "values: float, int64, string",
+                                tfn__dtype_tf_name(c->dtype));
+        return TFN_OK;
+    case STAGE_INNER_SHAPE:
+        for (size_t k = 0; !fixed && k < c->rank; k++)
+            if (c->shape[k] < 0) {
+                size_t sorted_index = 0; /* TF names the feature by its sorted position */
+                for (size_t m = 0; m < n; m++)
+                    sorted_index += key_less(&cs[m], c);
+                tf_shape(shape, sizeof shape, true, c->shape, c->rank);
+                return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                    "dense_shapes[%zu] has unknown rank or unknown inner "
+                                    "dimensions: %s",
+                                    sorted_index, shape);
+            }
+        return TFN_OK;
+    default:
+        if (c->out_dtype != TFN_DTYPE_NONE && c->out_dtype != c->dtype &&
+            !(c->dtype == TFN_INT64 && c->out_dtype == TFN_INT32))
+            return tfn__fail_at(err, TFN_E_TYPE, 0, i,
+                                "feature %.*s: output type %s is not available for %s values "
+                                "(only int64 features can be output as int32)",
+                                key_arg(c), c->key, tfn__dtype_tf_name(c->out_dtype),
+                                tfn__dtype_tf_name(c->dtype));
+        if (!shape_elements(c, &prod))
+            return tfn__fail_at(err, TFN_E_LIMIT, 0, i,
+                                "feature %.*s: shape has too many elements", key_arg(c),
+                                c->key);
+        if (!fixed && prod == 0)
+            /* TF divides by it (SIGFPE) */
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "FixedLenSequenceFeature %.*s: a step shape with 0 elements "
+                                "cannot hold any value",
+                                key_arg(c), c->key);
+        for (size_t k = 0; c->out_dtype == TFN_INT32 && k < c->default_count; k++) {
+            int64_t v = ((const int64_t *)c->default_value)[k];
+            if (v < INT32_MIN || v > INT32_MAX)
+                return tfn__fail_at(err, TFN_E_OUT_OF_RANGE, 0, i,
+                                    "feature %.*s: default value %lld at position %zu does "
+                                    "not fit the int32 output",
+                                    key_arg(c), c->key, (long long)v, k);
         }
-        if (!tfn__mul_size(prod, (size_t)c->shape[i], &prod) || prod > INT32_MAX)
-            return tfn__fail_at(err, TFN_E_LIMIT, 0, idx,
-                                "feature %.*s: shape has too many elements", key_arg(c), c->key);
+        return TFN_OK;
     }
-    if (c->type == TFN_FIXED_LEN_SEQUENCE && prod == 0)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "FixedLenSequenceFeature %.*s: a step shape with 0 elements cannot "
-                            "hold any value",
-                            key_arg(c), c->key);
-    size_t want = c->type == TFN_FIXED_LEN ? prod : 1;
-    if (c->default_count && !c->default_value)
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "feature %.*s: default_value is NULL with %zu elements", key_arg(c),
-                            c->key, c->default_count);
-    if (c->default_count && c->default_count != want) {
-        char shape[96];
-        tf_shape(shape, sizeof shape, false, c->shape, c->type == TFN_FIXED_LEN ? c->rank : 0);
-        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, idx,
-                            "Cannot reshape a tensor with %zu elements to shape %s (%zu "
-                            "elements) for the default_value of feature %.*s",
-                            c->default_count, shape, want, key_arg(c), c->key);
+}
+
+/* Reports the error TensorFlow would give first for configs[0..n), or TFN_OK. */
+static int validate(const tfn_feature_config *cs, size_t n, tfn_error *err)
+{
+    for (int stage = 0; stage < STAGE_COUNT; stage++) {
+        size_t bad = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) {
+            if (check_stage(cs, n, i, stage, NULL) == TFN_OK)
+                continue;
+            if (!stage_in_key_order(stage)) {
+                bad = i;
+                break;
+            }
+            if (bad == SIZE_MAX || key_less(&cs[i], &cs[bad]))
+                bad = i;
+        }
+        if (bad != SIZE_MAX)
+            return check_stage(cs, n, bad, stage, err);
     }
-    *stride = prod;
     return TFN_OK;
 }
 
@@ -210,16 +310,14 @@ int tfn_spec_new(const tfn_feature_config *configs, size_t n, const tfn_alloc *a
     if (!out)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_spec_new: out is NULL");
     *out = NULL;
-    if (n == 0 || !configs)
-        return tfn__fail(err, TFN_E_INVALID_ARG, "Missing features.");
+    if (n == 0 || !configs) /* tf.io.parse_example's text */
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "Argument `features` cannot be None or falsy. Got {}");
     if (n >= UINT32_MAX / 4)
         return tfn__fail(err, TFN_E_LIMIT, "too many features: %zu", n);
-    size_t stride[1];
-    for (size_t i = 0; i < n; i++) {
-        int rc = validate(&configs[i], i, stride, err);
-        if (rc)
-            return rc;
-    }
+    int rc = validate(configs, n, err);
+    if (rc)
+        return rc;
     tfn__alloc a;
     tfn__alloc_init(&a, alc);
     tfn_spec *s = tfn__malloc(&a, sizeof *s);
@@ -244,7 +342,7 @@ int tfn_spec_new(const tfn_feature_config *configs, size_t n, const tfn_alloc *a
     for (size_t i = 0; i < n; i++) {
         const tfn_feature_config *c = &configs[i];
         tfn__dense *d = &s->dense[i];
-        validate(c, i, &d->stride, NULL);
+        shape_elements(c, &d->stride);
         d->type = c->type;
         d->dtype = c->dtype;
         d->out_dtype = c->out_dtype ? c->out_dtype : c->dtype;
@@ -252,7 +350,7 @@ int tfn_spec_new(const tfn_feature_config *configs, size_t n, const tfn_alloc *a
         d->key_len = c->key_len;
         d->key = tfn__arena_alloc(&s->arena, c->key_len + 1);
         d->shape = tfn__arena_alloc(&s->arena, (c->rank ? c->rank : 1) * sizeof(int64_t));
-        int rc = d->key && d->shape ? copy_default(s, d, c) : TFN_E_NOMEM;
+        rc = d->key && d->shape ? copy_default(s, d, c) : TFN_E_NOMEM;
         if (rc) {
             tfn_spec_free(s);
             return tfn__fail_at(err, rc, 0, i, "feature %.*s: %s copying its configuration",
