@@ -63,11 +63,32 @@ static inline uint64_t tfn__len_field_size(uint64_t payload)
     return 1 + tfn__varint_size(payload) + payload;
 }
 
-/* Bytes of the packed varints of n int64 values. */
+/* Bitwise OR of v[0..7]: below 0x80 when all eight are one-byte varints. */
+static inline uint64_t tfn__or8(const int64_t *v)
+{
+    uint64_t any = 0;
+    TFN_UNROLL8
+    for (size_t k = 0; k < 8; k++)
+        any |= (uint64_t)v[k];
+    return any;
+}
+
+/* Bytes of the packed varints of n int64 values (blocks of eight one-byte values,
+ * padding and masks, are counted at once). */
 static inline uint64_t tfn__int64s_payload(const int64_t *v, size_t n)
 {
     uint64_t size = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        if (tfn__or8(v + i) < 0x80) {
+            size += 8;
+            continue;
+        }
+        TFN_UNROLL8
+        for (size_t k = 0; k < 8; k++)
+            size += tfn__varint_size((uint64_t)v[i + k]);
+    }
+    for (; i < n; i++)
         size += tfn__varint_size((uint64_t)v[i]);
     return size;
 }
@@ -130,7 +151,7 @@ static inline uint8_t *tfn__put_varint28(uint8_t *p, uint32_t x)
     uint32_t len = 1u + (x >= 0x80u) + (x >= 0x4000u) + (x >= 0x200000u);
     uint32_t w = (x & 0x7fu) | ((x << 1) & 0x7f00u) | ((x << 2) & 0x7f0000u) |
                  ((x << 3) & 0x7f000000u);
-    w |= 0x808080u & ((1u << (8 * (len - 1))) - 1u); /* continuation bits */
+    w |= 0x808080u >> (32 - 8 * len); /* continuation bits of all but the last byte */
     tfn__store_le32(p, w);
     return p + len;
 }
@@ -144,16 +165,16 @@ static inline uint8_t *tfn__put_int64s(uint8_t *p, const int64_t *v, size_t n)
 {
     size_t i = 0;
     for (; n - i >= 11; i += 8) {
-        uint64_t any = 0;
-        for (size_t k = 0; k < 8; k++)
-            any |= (uint64_t)v[i + k];
+        uint64_t any = tfn__or8(v + i);
         if (any < 0x80) {
             uint64_t w = 0;
+            TFN_UNROLL8
             for (size_t k = 0; k < 8; k++)
                 w |= (uint64_t)v[i + k] << (8 * k);
             tfn__store_le64(p, w);
             p += 8;
         } else if (any < (1u << 28)) {
+            TFN_UNROLL8
             for (size_t k = 0; k < 8; k++)
                 p = tfn__put_varint28(p, (uint32_t)v[i + k]);
         } else {
