@@ -92,6 +92,8 @@ typedef struct tfn__inflater {
     bool ready;      /* inflateInit2 done */
     bool gzip;
     bool ended;      /* ZLIB stream finished */
+    int failed;      /* non-zero: inflate() failed with this code; every later read
+                        reports the same error (a retry must not turn it into EOF) */
     uint8_t *in;     /* compressed input buffer */
     size_t in_cap;
     const tfn__alloc *alloc;

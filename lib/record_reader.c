@@ -465,15 +465,12 @@ int tfn_record_reader_next_batch(tfn_record_reader *r, tfn_bytes *views, size_t 
     if (max == 0)
         return TFN_OK;
     /* Start with as full a window as one read gives, so that many records fit; once
-     * the first view is handed out the window must not move. */
+     * the first view is handed out the window must not move. A failing read is left
+     * for read_one() to meet when it really needs those bytes: records already in the
+     * window come first, as with tfn_record_reader_next(). */
     if (!r->zero_copy && r->compression != TFN_COMPRESSION_AUTO &&
-        r->win_len - r->pos < r->buf_cap / 2) {
-        int rc = top_up(r, err);
-        if (rc != TFN_OK) {
-            tfn__rec_context(err, r->name, r->index);
-            return rc;
-        }
-    }
+        r->win_len - r->pos < r->buf_cap / 2)
+        (void)top_up(r, NULL);
     const uint8_t *p;
     size_t len, frame;
     int rc = read_one(r, &p, &len, &frame, err);

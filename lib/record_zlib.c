@@ -58,6 +58,9 @@ int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap
                        const char *name, tfn_error *err)
 {
     *got = 0;
+    if (inf->failed)
+        return tfn__fail(err, TFN_E_DATA_LOSS, "inflate() failed with error %d: %s",
+                         inf->failed, inf->zs.msg ? inf->zs.msg : "unknown error");
     if (cap > UINT_MAX)
         cap = UINT_MAX;
     while (*got == 0 && cap > 0) {
@@ -88,6 +91,7 @@ int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap
         } else if (rc == Z_BUF_ERROR) {
             /* No progress possible without more input: loop and read. */
         } else if (rc != Z_OK) {
+            inf->failed = rc;
             return tfn__fail(err, TFN_E_DATA_LOSS, "inflate() failed with error %d: %s", rc,
                              inf->zs.msg ? inf->zs.msg : "unknown error");
         }
