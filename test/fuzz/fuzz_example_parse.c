@@ -2,9 +2,12 @@
  * fuzz_example_parse.c - libFuzzer harness for both Example readers.
  *  - tfn_example_decode (protobuf semantics): if it accepts the input, serializing the
  *    result and decoding that again must give the same features (a round trip).
- *  - tfn_parser (TF semantics) under a spec chosen by the first byte, on 1-4 records
- *    cut from the rest of the input, single and batch; a successful scan must fill
- *    outputs sized from tfn_parser_max_rows, and the rows reported must be consistent.
+ *  - tfn_parser (TF semantics) under one of two spec shapes (every dtype, FixedLen
+ *    and FixedLenSequence, defaults, int32 output) chosen by the first byte, on 1-4
+ *    records cut from the rest of the input, single and batch: a successful scan must
+ *    fill outputs sized from tfn_parser_max_rows or a max_rows limit, with lengths and
+ *    masks that match the rows reported; single and batch agree on the status, and
+ *    tfn_parser_parse gives what scan + fill give.
  * Any crash, sanitizer report or broken invariant (abort) is a finding.
  */
 #include <stdint.h>
@@ -56,17 +59,18 @@ static void fuzz_decode(const uint8_t *data, size_t size)
     tfn_example_free(ex);
 }
 
-/* Specs that cover every dtype, FixedLen and FixedLenSequence, defaults and int32. */
-static const int64_t S2[1] = {2}, S21[2] = {2, 1};
-static const int64_t DEF_I64[2] = {-1, 7};
+/* Two spec shapes that between them cover every dtype, FixedLen (scalar, 1-D, 2-D)
+ * and FixedLenSequence (scalar, 1-D and 2-D steps), defaults, padding values and
+ * int32 output. */
+static const int64_t S1[1] = {1}, S2[1] = {2}, S3[1] = {3}, S21[2] = {2, 1}, S22[2] = {2, 2};
+static const int64_t DEF_I64[4] = {-1, 7, INT32_MAX, INT32_MIN};
 static const float DEF_F[2] = {0.5f, -2.0f};
+static const tfn_bytes DEF_B[1] = {{(const uint8_t *)"x", 1}};
 
-static void fuzz_parser(const uint8_t *data, size_t size)
+enum { NFEAT = 4 };
+
+static void spec_a(uint8_t mode, tfn_feature_config *cfg)
 {
-    if (size < 2)
-        return;
-    tfn_feature_config cfg[4];
-    memset(cfg, 0, sizeof cfg);
     cfg[0] = (tfn_feature_config){.key = "a", .key_len = 1, .type = TFN_FIXED_LEN, .dtype = TFN_INT64};
     cfg[1] = (tfn_feature_config){.key = "b", .key_len = 1, .type = TFN_FIXED_LEN_SEQUENCE,
                                   .dtype = TFN_FLOAT32, .shape = S2, .rank = 1, .allow_missing = 1};
@@ -74,7 +78,6 @@ static void fuzz_parser(const uint8_t *data, size_t size)
                                   .dtype = TFN_BYTES, .allow_missing = 1};
     cfg[3] = (tfn_feature_config){.key = "", .key_len = 0, .type = TFN_FIXED_LEN,
                                   .dtype = TFN_FLOAT32, .shape = S2, .rank = 1};
-    uint8_t mode = data[0];
     if (mode & 1) {
         cfg[0].default_value = DEF_I64;
         cfg[0].default_count = 1;
@@ -91,9 +94,134 @@ static void fuzz_parser(const uint8_t *data, size_t size)
         cfg[3].default_value = DEF_F;
         cfg[3].default_count = 2;
     }
+}
+
+/* The keys are those of spec A, so the same inputs exercise both. */
+static void spec_b(uint8_t mode, tfn_feature_config *cfg)
+{
+    cfg[0] = (tfn_feature_config){.key = "a", .key_len = 1, .type = TFN_FIXED_LEN,
+                                  .dtype = TFN_INT64, .out_dtype = TFN_INT32, .shape = S22,
+                                  .rank = 2};
+    cfg[1] = (tfn_feature_config){.key = "b", .key_len = 1, .type = TFN_FIXED_LEN,
+                                  .dtype = TFN_BYTES, .shape = S1, .rank = 1};
+    cfg[2] = (tfn_feature_config){.key = "c", .key_len = 1, .type = TFN_FIXED_LEN_SEQUENCE,
+                                  .dtype = TFN_INT64, .shape = S3, .rank = 1, .allow_missing = 1};
+    cfg[3] = (tfn_feature_config){.key = "", .key_len = 0, .type = TFN_FIXED_LEN_SEQUENCE,
+                                  .dtype = TFN_FLOAT32, .allow_missing = 1};
+    if (mode & 1) {
+        cfg[0].default_value = DEF_I64;
+        cfg[0].default_count = 4;
+        cfg[2].out_dtype = TFN_INT32;
+    }
+    if (mode & 2) {
+        cfg[1].default_value = DEF_B;
+        cfg[1].default_count = 1;
+        cfg[2].default_value = DEF_I64 + 2;
+        cfg[2].default_count = 1;
+    }
+    if (mode & 4) {
+        cfg[3].default_value = DEF_F + 1;
+        cfg[3].default_count = 1;
+    }
+}
+
+static size_t out_size(const tfn_feature_config *cfg)
+{
+    int dt = cfg->out_dtype ? cfg->out_dtype : cfg->dtype;
+    return dt == TFN_INT32 ? 4 : dt == TFN_FLOAT32 ? 4 : dt == TFN_INT64 ? 8 : sizeof(tfn_bytes);
+}
+
+/* Outputs of one fill: values, lengths and masks of every feature. */
+typedef struct filled {
+    void *values[NFEAT];
+    size_t count[NFEAT];
+    int64_t lengths[NFEAT][4];
+    uint8_t *mask[NFEAT];
+    size_t rows[NFEAT];
+} filled;
+
+static void filled_free(filled *f)
+{
+    for (size_t j = 0; j < NFEAT; j++) {
+        free(f->values[j]);
+        free(f->mask[j]);
+    }
+}
+
+/* Sizes outputs for n records with `max_rows` (-1: the scan's longest) and fills. */
+static int fill_outputs(tfn_parser *p, const tfn_spec *spec, const tfn_feature_config *cfg,
+                        size_t nrec, int64_t max_rows, int one_call, const tfn_bytes *recs,
+                        unsigned flags, filled *f, tfn_error *err)
+{
+    tfn_output outs[NFEAT];
+    memset(f, 0, sizeof *f);
+    for (size_t j = 0; j < NFEAT; j++) {
+        int seq = cfg[j].type == TFN_FIXED_LEN_SEQUENCE;
+        size_t rows = !seq ? 1 : max_rows >= 0 ? (size_t)max_rows : tfn_parser_max_rows(p, j);
+        size_t n = nrec * rows * tfn_spec_stride(spec, j);
+        f->rows[j] = rows;
+        f->count[j] = n;
+        f->values[j] = calloc(n + 1, out_size(&cfg[j]));
+        f->mask[j] = malloc(nrec * rows + 1);
+        outs[j] = (tfn_output){f->values[j], n, seq ? max_rows : -1, f->lengths[j], f->mask[j]};
+    }
+    if (one_call)
+        return tfn_parser_parse(p, recs, nrec, NULL, flags, outs, err);
+    return tfn_parser_fill(p, outs, err);
+}
+
+/* After a successful fill: lengths are the rows each example had, masks mark the rows
+ * kept, and sequences were truncated to max_rows. */
+static void check_rows(const tfn_parser *p, const tfn_feature_config *cfg, size_t nrec,
+                       const filled *f)
+{
+    for (size_t j = 0; j < NFEAT; j++) {
+        for (size_t i = 0; i < nrec; i++) {
+            size_t had = tfn_parser_rows(p, j, i);
+            if (cfg[j].type != TFN_FIXED_LEN_SEQUENCE)
+                continue;
+            CHECK(f->lengths[j][i] == (int64_t)had);
+            for (size_t r = 0; r < f->rows[j]; r++)
+                CHECK(f->mask[j][i * f->rows[j] + r] == (r < had));
+        }
+    }
+}
+
+static int same_values(const tfn_feature_config *cfg, const filled *a, const filled *b)
+{
+    for (size_t j = 0; j < NFEAT; j++) {
+        if (a->count[j] != b->count[j])
+            return 0;
+        if (cfg[j].dtype == TFN_BYTES) {
+            const tfn_bytes *x = (const tfn_bytes *)a->values[j], *y = (const tfn_bytes *)b->values[j];
+            for (size_t k = 0; k < a->count[j]; k++)
+                if (x[k].len != y[k].len || (x[k].len && memcmp(x[k].data, y[k].data, x[k].len)))
+                    return 0;
+        } else if (memcmp(a->values[j], b->values[j], a->count[j] * out_size(&cfg[j])) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Control bytes: data[0] picks the spec (bit 5: B, else A) and its variant (bits 0-2),
+ * bit 3 single-example mode, bit 4 a max_rows limit, bit 6 a one-call parse checked
+ * against scan + fill; data[1] the number of records (bits 0-1) and max_rows (bits
+ * 2-3). The rest is cut into the records. */
+static void fuzz_parser(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return;
+    uint8_t mode = data[0];
+    tfn_feature_config cfg[NFEAT];
+    memset(cfg, 0, sizeof cfg);
+    if (mode & 32)
+        spec_b(mode, cfg);
+    else
+        spec_a(mode, cfg);
     tfn_spec *spec;
     tfn_error err;
-    CHECK(tfn_spec_new(cfg, 4, NULL, &spec, &err) == TFN_OK);
+    CHECK(tfn_spec_new(cfg, NFEAT, NULL, &spec, &err) == TFN_OK);
     tfn_parser *p = tfn_parser_new(spec, NULL);
     CHECK(p);
     /* cut the rest into up to 4 records at the positions the second byte gives */
@@ -107,28 +235,37 @@ static void fuzz_parser(const uint8_t *data, size_t size)
         recs[i].len = len;
         at += len;
     }
+    int64_t max_rows = (mode & (16 | 64)) ? (int64_t)((data[1] >> 2) & 3) : -1;
     unsigned flags = (nrec == 1 && (mode & 8)) ? TFN_PARSE_SINGLE : TFN_PARSE_BATCH;
     int rc = tfn_parser_scan(p, recs, nrec, NULL, flags, &err);
+    if (flags == TFN_PARSE_SINGLE) {
+        /* the same record as a batch of one fails or succeeds alike */
+        tfn_parser *q = tfn_parser_new(spec, NULL);
+        tfn_error err2;
+        CHECK(q && tfn_parser_scan(q, recs, 1, NULL, TFN_PARSE_BATCH, &err2) == rc);
+        tfn_parser_free(q);
+    }
     if (rc == TFN_OK) {
-        tfn_output outs[4];
-        void *bufs[4];
-        int64_t lengths[4];
-        uint8_t *masks[4];
-        for (size_t j = 0; j < 4; j++) {
-            size_t rows = tfn_parser_max_rows(p, j), stride = tfn_spec_stride(spec, j);
+        for (size_t j = 0; j < NFEAT; j++)
             for (size_t i = 0; i < nrec; i++)
-                CHECK(tfn_parser_rows(p, j, i) <= rows);
-            size_t n = nrec * rows * stride;
-            bufs[j] = malloc(n * sizeof(tfn_bytes) + 1);
-            masks[j] = malloc(nrec * rows + 1);
-            outs[j] = (tfn_output){bufs[j], n, -1, lengths, masks[j]};
-        }
-        rc = tfn_parser_fill(p, outs, &err);
+                CHECK(tfn_parser_rows(p, j, i) <= tfn_parser_max_rows(p, j));
+        filled f;
+        rc = fill_outputs(p, spec, cfg, nrec, max_rows, 0, recs, flags, &f, &err);
         CHECK(rc == TFN_OK || rc == TFN_E_OUT_OF_RANGE);
-        for (size_t j = 0; j < 4; j++) {
-            free(bufs[j]);
-            free(masks[j]);
+        if (rc == TFN_OK)
+            check_rows(p, cfg, nrec, &f);
+        if (mode & 64) {
+            /* one call on a fresh parser gives the same status and values */
+            tfn_parser *q = tfn_parser_new(spec, NULL);
+            filled g;
+            tfn_error err2;
+            CHECK(q);
+            int rc2 = fill_outputs(q, spec, cfg, nrec, max_rows, 1, recs, flags, &g, &err2);
+            CHECK(rc2 == rc && (rc != TFN_OK || same_values(cfg, &f, &g)));
+            filled_free(&g);
+            tfn_parser_free(q);
         }
+        filled_free(&f);
     } else {
         CHECK(rc < 0 && err.msg[0] != '\0' && err.record_index < nrec);
     }
