@@ -97,13 +97,9 @@ def renamed_nanopb_object(archive, out_dir):
     return out
 
 
-# The binding's own padding kernel (bindings/python/pad_rows.c), and the Python
-# functions the C library calls back (tfn_io for Python file objects): one call per
-# buffer, never per record.
+# The Python functions the C library calls back (tfn_io for Python file objects):
+# one call per buffer, never per record.
 PY_CALLBACKS = """
-int tfn_py_pad_rows(const void *values, int src_type, const int64_t *offsets, size_t n,
-                    void *out, int out_type, size_t maxlen, int pre_padding,
-                    int pre_truncating, uint8_t *mask);
 extern "Python" {
     int64_t tfn_py_read(void *ctx, void *buf, size_t len);
     int64_t tfn_py_write(void *ctx, const void *buf, size_t len);
@@ -129,10 +125,10 @@ def make_builder(extra_sources=(), module="tfnano._native"):
     extra = shlex.split(os.environ.get("TFN_CFLAGS", ""))
     ffi.set_source(
         module,
-        '#include "tfnano.h"\n#include "pad_rows.h"\n',
-        sources=lib_sources() + [_rel(os.path.join(HERE, "pad_rows.c"))] + list(extra_sources),
+        '#include "tfnano.h"\n',
+        sources=lib_sources() + list(extra_sources),
         include_dirs=[_rel(os.path.join(ROOT, d))
-                      for d in ("include", "lib", "lib/proto", "bindings/python")]
+                      for d in ("include", "lib", "lib/proto")]
         + [nanopb_inc],
         extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden",
                             "-include", _rel(os.path.join(ROOT, "lib", "nanopb_rename.h"))]

@@ -182,3 +182,78 @@ def test_pad_left_right_and_multiple():
     assert tf.pad([[1, 2, 3]], maxlen=2, truncating="left")[0].tolist() == [[2, 3]]
     with pytest.raises(ValueError):
         tf.pad([[1]], padding="middle")
+
+
+def test_pad_goes_through_the_c_library():
+    from tfnano._ffi import lib
+    assert hasattr(lib, "tfn_pad") and hasattr(lib, "tfn_bucket_plan_new")
+    assert not hasattr(lib, "tfn_py_pad_rows")  # the binding's own kernel is gone
+
+
+def test_pad_multiple_keeps_at_most_maxlen_tokens():
+    # HuggingFace's rule: maxlen limits the tokens, the width is rounded up.
+    padded, mask, lengths = tf.pad([list(range(1, 11)), [7]], maxlen=5, pad_to_multiple_of=4)
+    assert padded.shape == (2, 8)
+    assert padded.tolist() == [[1, 2, 3, 4, 5, 0, 0, 0], [7, 0, 0, 0, 0, 0, 0, 0]]
+    assert mask.sum(1).tolist() == [5, 1] and lengths.tolist() == [10, 1]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
+@pytest.mark.parametrize("src", ["int32", "int64", "list"])
+def test_pad_every_c_type_pair(dtype, src):
+    rng = np.random.default_rng(11)
+    seqs = [rng.integers(-1000, 1000, rng.integers(0, 12)) for _ in range(80)]
+    inp = [s.tolist() for s in seqs] if src == "list" else [s.astype(src) for s in seqs]
+    for padding in ("left", "right"):
+        for truncating in ("pre", "post"):
+            padded, mask, lengths = tf.pad(inp, maxlen=6, dtype=dtype, padding=padding,
+                                           truncating=truncating, value=-3)
+            p = "pre" if padding == "left" else "post"
+            ref = _reference(seqs, 6, dtype, p, truncating, -3)
+            assert padded.dtype == np.dtype(dtype) and np.array_equal(padded, ref)
+            assert mask.dtype == np.bool_
+            assert mask.sum(1).tolist() == np.minimum(lengths, 6).tolist()
+
+
+def test_pad_refuses_values_that_do_not_fit():
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.pad([[1, 2], [3, 2 ** 40]], dtype="int32")
+    assert "row 1, position 1: value 1099511627776 does not fit int32" in str(e.value)
+    assert isinstance(e.value, ValueError)
+    # int64 output takes it
+    assert tf.pad([[1, 2], [3, 2 ** 40]], dtype="int64")[0][1, 1] == 2 ** 40
+
+
+def test_pad_sequences_float_arrays_and_fill_values():
+    seqs = [np.array([1.5, -2.25], np.float32), np.array([3.0], np.float32)]
+    out = ps([s.tolist() for s in seqs], dtype="float32", value=0.5)
+    assert out.tolist() == [[1.5, -2.25], [0.5, 3.0]]
+    out = ps([[1, 2], [3]], value=-7, padding="post")
+    assert out.tolist() == [[1, 2], [3, -7]]
+    # a fill value numpy stores differently than a double would: numpy decides
+    big = 2 ** 60 + 1
+    assert ps([[1], [2, 3]], dtype="int64", value=big).tolist() == [[big, 1], [2, 3]]
+
+
+def test_bucket_plan_options():
+    lengths = np.array([1, 7, 4, 2, 9, 5, 0])
+    ids, batches = tf.bucket_plan(lengths, [3, 6], batch_size=2, pad_to_multiple_of=4,
+                                  maxlen=8)
+    assert ids.tolist() == [0, 2, 1, 0, 2, 1, 0]
+    assert [(r.tolist(), w) for r, w in batches] == [([0, 3], 4), ([6], 0), ([2, 5], 8),
+                                                     ([1, 4], 8)]
+    _, dropped = tf.bucket_plan(lengths, [3, 6], batch_size=2, drop_remainder=True)
+    assert sorted(np.concatenate([r for r, _ in dropped]).tolist()) == [0, 1, 2, 3, 4, 5]
+    rng = np.random.default_rng(2)
+    many = rng.integers(0, 500, 2000)
+    a = tf.bucket_plan(many, [64, 128, 256], 16, seed=1)[1]
+    b = tf.bucket_plan(many, [64, 128, 256], 16, seed=2)[1]
+    assert [r.tolist() for r, _ in a] != [r.tolist() for r, _ in b]
+    assert sorted(np.concatenate([r for r, _ in b]).tolist()) == list(range(2000))
+    assert tf.bucket_plan([], [4], 3)[1] == []
+    for bad in (dict(batch_size=0), dict(batch_size=2, seed=-1),
+                dict(batch_size=2, pad_to_multiple_of=0), dict(batch_size=2, maxlen=-1)):
+        with pytest.raises(ValueError):
+            tf.bucket_plan(lengths, [3, 6], **bad)
+    with pytest.raises(ValueError):
+        tf.bucket_plan([1, -1], [3], 2)

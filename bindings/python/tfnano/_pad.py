@@ -1,14 +1,19 @@
-"""keras ``pad_sequences`` (exact keras 3 semantics and errors) and the fast ``pad``
-returning (padded, mask, lengths). Ragged integer input is flattened once and
-padded in one vectorized pass instead of one numpy call per sequence."""
+"""keras ``pad_sequences`` (exact keras 3 semantics and errors), the fast ``pad``
+returning (padded, mask, lengths), and ``bucket_plan``, over the C library's
+tfn_pad / tfn_bucket_plan_* (lib/pad.c, lib/bucket.c; see docs/padding.md).
+
+Ragged integer input is flattened once (values + offsets) and padded by one C call
+that writes every cell of the output, padding included; inputs the C padder does not
+take (other dtypes, nested sequences, strings, values numpy would wrap) go through
+keras' own per-row algorithm, so the results and errors stay keras'."""
 import itertools
-import operator
 
 import numpy as np
 
 
-_NDIM = operator.attrgetter("ndim")
-_DTYPE = operator.attrgetter("dtype")
+_SIDES = {"pre": 0, "post": 1, "left": 0, "right": 1}
+_C_DTYPES = {np.dtype(np.int32): "TFN_INT32", np.dtype(np.int64): "TFN_INT64",
+             np.dtype(np.float32): "TFN_FLOAT32"}
 
 
 def _flatten_fast(sequences, out_dtype="int64"):
@@ -16,11 +21,17 @@ def _flatten_fast(sequences, out_dtype="int64"):
     n = len(sequences)
     if n == 0:
         return None
-    if set(map(type, sequences)) == {np.ndarray} and \
-            set(map(_NDIM, sequences)) == {1} and \
-            all(d.kind in "iu" for d in set(map(_DTYPE, sequences))):
-        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
-        return _Rows(sequences, lengths), lengths
+    if set(map(type, sequences)) == {np.ndarray}:
+        # One concatenation does numpy's own checks: arrays of another rank fail or
+        # give a non-1-D result, non-integer ones a non-integer dtype.
+        try:
+            lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=n)
+            flat = np.concatenate(sequences)
+        except (TypeError, ValueError):
+            return None
+        if flat.ndim != 1 or flat.dtype.kind not in "iu":
+            return None
+        return flat, lengths
     if set(map(type, sequences)) <= {list, tuple}:
         # Python ints (and bools, and floats for integer outputs) convert exactly as
         # keras' per-row np.asarray(row, dtype) does; anything else (nested lists,
@@ -39,91 +50,92 @@ def _flatten_fast(sequences, out_dtype="int64"):
     return None
 
 
-class _Rows:
-    """1-D integer arrays kept as they are (no concatenation)."""
-    __slots__ = ("rows", "size", "dtype")
-
-    def __init__(self, rows, lengths):
-        self.rows = rows
-        self.size = int(lengths.sum())
-        self.dtype = np.result_type(*set(map(_DTYPE, rows)))
-
-    def min(self):
-        return min(int(r.min()) for r in self.rows if len(r))
-
-    def max(self):
-        return max(int(r.max()) for r in self.rows if len(r))
-
-    def astype(self, dtype, copy=False):
-        return self
+def _c_values(flat, out_dtype):
+    """`flat` as a contiguous int32 / int64 / float32 array the C padder converts
+    exactly as numpy would into out_dtype, or None."""
+    dt = flat.dtype
+    if dt not in _C_DTYPES:
+        if dt.kind in "iu" and np.can_cast(dt, np.int64):
+            flat = flat.astype(np.int64)
+        elif dt.kind == "f" and out_dtype == np.float32:
+            flat = flat.astype(np.float32)  # numpy's own double -> float rounding
+        else:
+            return None
+    elif dt.kind == "f" and out_dtype != np.float32:
+        return None
+    return np.ascontiguousarray(flat)
 
 
-def _alloc(shape, value, dtype):
-    """np.full, but zero padding comes from calloc'd pages that are never touched."""
-    if not isinstance(value, str) and value == 0:
-        return np.zeros(shape, dtype=dtype)
-    return np.full(shape, value, dtype=dtype)
+def _c_fill(value, out_dtype):
+    """The fill value as the double tfn_pad takes when numpy's np.full would store
+    the same (integer outputs truncate it toward zero in both), else None."""
+    if isinstance(value, (str, bytes)) or value is None:
+        return None
+    try:
+        v = float(value)
+        if isinstance(value, (int, np.integer)):
+            exact = int(v) == int(value)
+        else:
+            exact = v != v or v == value
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return v if exact else None
 
 
-_TYPES = {np.dtype(np.int32): 1, np.dtype(np.int64): 2, np.dtype(np.float32): 3,
-          np.dtype(np.float64): 4}
-
-
-def _place_native(flat, lengths, maxlen, out, padding, truncating, mask):
-    """One C call for the whole batch (bindings/python/pad_rows.c); False when the
-    types are not ones it handles."""
-    out_t = _TYPES.get(out.dtype)
-    if out_t is None or out.ndim != 2 or not out.flags.c_contiguous:
+def _pad_c(flat, lengths, maxlen, multiple, out, padding, truncating, value, mask=None,
+           strict=False):
+    """Pads in one tfn_pad call into `out` (every cell written). Returns True, or False
+    when C does not take these types or (unless `strict`) refuses a value as out of
+    range, so that keras' numpy rules decide; raises for anything else."""
+    if out.dtype not in _C_DTYPES or out.ndim != 2 or not out.flags.c_contiguous:
         return False
-    if isinstance(flat, _Rows):
-        flat = np.concatenate(flat.rows) if flat.size else np.empty(0, np.int64)
-    if flat.dtype != out.dtype and flat.dtype not in (np.dtype(np.int32),
-                                                      np.dtype(np.int64)):
+    fill = _c_fill(value, out.dtype)
+    values = _c_values(flat, out.dtype)
+    if fill is None or values is None:
         return False
-    flat = np.ascontiguousarray(flat)
-    from ._ffi import ffi, lib
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    from ._ffi import check, ffi, lib, new_error
+    n = len(lengths)
+    offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    values = ffi.from_buffer(flat) if flat.size else ffi.NULL
-    rc = lib.tfn_py_pad_rows(values, _TYPES[flat.dtype],
-                             ffi.cast("int64_t *", ffi.from_buffer(offsets)), len(lengths),
-                             ffi.from_buffer(out), out_t, maxlen, padding == "pre",
-                             truncating == "pre",
-                             ffi.NULL if mask is None else
-                             ffi.cast("uint8_t *", ffi.from_buffer(mask)))
-    if rc != 0:
-        raise ValueError("tfnano: bad ragged input for padding")
+    ragged = ffi.new("tfn_ragged *", {
+        "values": ffi.from_buffer(values) if values.size else ffi.NULL,
+        "dtype": getattr(lib, _C_DTYPES[values.dtype]), "count": values.size,
+        "offsets": ffi.cast("int64_t *", ffi.from_buffer(offsets)), "nrows": n})
+    opt = ffi.new("tfn_pad_options *", {
+        "maxlen": maxlen, "padding": _SIDES[padding], "truncating": _SIDES[truncating],
+        "value": fill, "pad_to_multiple_of": multiple})
+    err = new_error()
+    rc = lib.tfn_pad(ragged, opt, ffi.from_buffer(out) if out.size else ffi.NULL,
+                     getattr(lib, _C_DTYPES[out.dtype]), out.shape[1],
+                     ffi.cast("uint8_t *", ffi.from_buffer(mask)) if mask is not None
+                     and mask.size else ffi.NULL, ffi.NULL, err)
+    if rc == lib.TFN_E_OUT_OF_RANGE and not strict:
+        return False
+    check(rc, err)
     return True
 
 
 def _place(flat, lengths, maxlen, out, padding, truncating, mask=None):
-    """Writes each sequence's kept part into its row of `out`."""
-    if _place_native(flat, lengths, maxlen, out, padding, truncating, mask):
-        return
+    """Writes each sequence's kept part into its row of a pre-filled `out` (numpy, for
+    the dtypes the C padder does not take)."""
     n = len(lengths)
-    if isinstance(flat, _Rows):
-        kept = np.minimum(lengths, maxlen)
-        src = (lengths - kept) if truncating == "pre" else np.zeros(n, dtype=np.int64)
-        dst = (maxlen - kept) if padding == "pre" else np.zeros(n, dtype=np.int64)
-        for r, row, d, k, sr in zip(range(n), flat.rows, dst.tolist(), kept.tolist(),
-                                    src.tolist()):
-            if k:
-                out[r, d:d + k] = row[sr:sr + k]
-                if mask is not None:
-                    mask[r, d:d + k] = True
-        return
     kept = np.minimum(lengths, maxlen)
+    dst = (out.shape[1] - kept) if padding == "pre" else np.zeros(n, dtype=np.int64)
     starts = np.zeros(n, dtype=np.int64)
     if n > 1:
         np.cumsum(lengths[:-1], out=starts[1:])
     src = starts + (lengths - kept if truncating == "pre" else 0)
-    dst = (maxlen - kept) if padding == "pre" else np.zeros(n, dtype=np.int64)
-    # One slice copy per row: memcpy-speed rows, ~1 us of Python per row.
     for r, d, k, sr in zip(range(n), dst.tolist(), kept.tolist(), src.tolist()):
         if k:
             out[r, d:d + k] = flat[sr:sr + k]
             if mask is not None:
                 mask[r, d:d + k] = True
+
+
+def _full(x, value):
+    """np.full's fill (unsafe casting) into an existing array."""
+    np.copyto(x, value, casting="unsafe")
+    return x
 
 
 def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
@@ -160,16 +172,15 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
         raise ValueError("`dtype` %s is not compatible with `value`'s type: %s\n"
                          "You should set `dtype=object` for variable length strings."
                          % (dtype, type(value)))
-    x = _alloc((num_samples, maxlen) + tuple(sample_shape), value, dtype)
-    if fast is not None:
-        info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
-        in_range = info is None or not flat.size or np.can_cast(flat.dtype, x.dtype) or (
-            flat.min() >= info.min and flat.max() <= info.max)
-        if in_range and int(maxlen) > 0 and padding in ("pre", "post") \
-                and truncating in ("pre", "post"):
-            _place(flat.astype(x.dtype, copy=False), lengths, int(maxlen), x,
-                   padding, truncating)
+    shape = (num_samples, maxlen) + tuple(sample_shape)
+    if fast is not None and int(maxlen) > 0 and padding in ("pre", "post") \
+            and truncating in ("pre", "post"):
+        x = np.empty(shape, dtype=dtype)
+        if _pad_c(flat, lengths, int(maxlen), 0, x, padding, truncating, value):
             return x
+        _full(x, value)
+    else:
+        x = np.full(shape, value, dtype=dtype)
     for idx, s in enumerate(sequences):
         if not len(s):
             continue
@@ -195,21 +206,24 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
 
 def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post",
         value=0, pad_to_multiple_of=None):
-    """The fast path: pads integer sequences (lists or 1-D arrays) in one pass.
+    """The fast path: pads integer sequences (lists or 1-D arrays) in one C call.
 
-    Returns ``(padded, mask, lengths)``: padded is (n, maxlen) of `dtype`, mask is a
-    bool (n, maxlen) array, True where a real token is, lengths the int64 original
+    Returns ``(padded, mask, lengths)``: padded is (n, width) of `dtype`, mask is a
+    bool (n, width) array, True where a real token is, lengths the int64 original
     lengths (before truncation). maxlen=None pads to the longest. Defaults are
     "post"/"post" (right padding, keep the start), as transformer models expect;
     pass "pre" for keras' defaults. The HuggingFace/torch spellings "left" (= "pre") and
-    "right" (= "post") are accepted too; pad_to_multiple_of rounds the padded length up.
+    "right" (= "post") are accepted too. pad_to_multiple_of rounds the width up to a
+    multiple; maxlen still limits the tokens kept per row (HuggingFace's rule).
+    Values that do not fit `dtype` (e.g. int64 ids above 2**31 for int32) raise
+    InvalidArgumentError (a ValueError) naming the row and the value.
     """
-    padding = {"left": "pre", "right": "post"}.get(padding, padding)
-    truncating = {"left": "pre", "right": "post"}.get(truncating, truncating)
-    if padding not in ("pre", "post"):
+    if padding not in _SIDES:
         raise ValueError('Padding type "%s" not understood' % padding)
-    if truncating not in ("pre", "post"):
+    if truncating not in _SIDES:
         raise ValueError('Truncating type "%s" not understood' % truncating)
+    padding = "pre" if _SIDES[padding] == 0 else "post"
+    truncating = "pre" if _SIDES[truncating] == 0 else "post"
     if not hasattr(sequences, "__len__"):
         raise ValueError("`sequences` must be iterable.")
     fast = _flatten_fast(sequences, dtype) if len(sequences) else (np.empty(0, np.int64),
@@ -225,63 +239,87 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
     maxlen = int(maxlen)
     if maxlen < 0:
         raise ValueError("negative dimensions are not allowed")
+    multiple = 0
     if pad_to_multiple_of:
-        m = int(pad_to_multiple_of)
-        if m <= 0:
+        multiple = int(pad_to_multiple_of)
+        if multiple <= 0:
             raise ValueError("pad_to_multiple_of must be > 0")
-        maxlen = -(-maxlen // m) * m
-    out = _alloc((len(lengths), maxlen), value, dtype)
-    mask = np.zeros((len(lengths), maxlen), dtype=np.bool_)
-    if maxlen:
-        _place(flat.astype(out.dtype, copy=False), lengths, maxlen, out, padding,
-               truncating, mask)
+    width = -(-maxlen // multiple) * multiple if multiple else maxlen
+    out = np.empty((len(lengths), width), dtype=dtype)
+    mask = np.empty((len(lengths), width), dtype=np.bool_)
+    if _pad_c(flat, lengths, maxlen, multiple, out, padding, truncating, value, mask,
+              strict=True):
+        return out, mask, lengths
+    _full(out, value)
+    mask[...] = False
+    _place(flat.astype(out.dtype, copy=False), lengths, maxlen, out, padding, truncating, mask)
     return out, mask, lengths
 
 
 def bucket_plan(lengths, boundaries, batch_size, pad_to_multiple_of=None, maxlen=None,
                 seed=None, drop_remainder=False):
     """Length bucketing (dynamic batching): groups rows of similar length so each
-    batch is padded only to its own longest row.
+    batch is padded only to its own longest row (the C planner, tfn_bucket_plan_new).
 
     lengths: the row lengths; boundaries: increasing bucket edges (a row of length L
-    goes to bucket i = number of edges <= L); rows are shuffled within their bucket
-    when `seed` is given (else kept in order), then cut into batches of
+    goes to bucket i = number of edges <= L, as tf.data's bucket_by_sequence_length);
+    rows are shuffled within their bucket, and the batches' order shuffled, by a
+    PRNG seeded with `seed` (an int >= 0; the same seed gives the same plan on every
+    machine) when `seed` is given, else kept in order; then cut into batches of
     `batch_size` (the last partial batch of a bucket kept unless drop_remainder).
-    Each batch's length is its longest row, capped at maxlen and rounded up to a
+    Each batch's length is its longest row, capped at maxlen, rounded up to a
     multiple of pad_to_multiple_of.
 
     Returns (bucket_ids, batches): bucket_ids an int64 array per row, batches a list of
     (rows: int64 ndarray, length: int). Pad one with
     ``pad([seqs[i] for i in rows], maxlen=length)``."""
-    lengths = np.asarray(lengths, dtype=np.int64).reshape(-1)
-    bounds = np.asarray(boundaries, dtype=np.int64).reshape(-1)
+    from ._ffi import check, ffi, lib, new_error
+    lengths = np.ascontiguousarray(np.asarray(lengths, dtype=np.int64).reshape(-1))
+    bounds = np.ascontiguousarray(np.asarray(boundaries, dtype=np.int64).reshape(-1))
     if bounds.size > 1 and np.any(np.diff(bounds) <= 0):
         raise ValueError("boundaries must be strictly increasing")
     if int(batch_size) <= 0:
         raise ValueError("batch_size must be > 0")
     if pad_to_multiple_of is not None and int(pad_to_multiple_of) <= 0:
         raise ValueError("pad_to_multiple_of must be > 0")
+    if maxlen is not None and int(maxlen) < 0:
+        raise ValueError("maxlen must be >= 0")
     if lengths.size and lengths.min() < 0:
         raise ValueError("lengths must be >= 0")
-    ids = np.searchsorted(bounds, lengths, side="right").astype(np.int64)
-    rng = np.random.default_rng(seed) if seed is not None else None
-    batches = []
-    for b in range(len(bounds) + 1):
-        rows = np.flatnonzero(ids == b)
-        if rng is not None:
-            rows = rng.permutation(rows)
-        for start in range(0, len(rows), int(batch_size)):
-            chunk = rows[start:start + int(batch_size)]
-            if drop_remainder and len(chunk) < int(batch_size):
-                continue
-            length = int(lengths[chunk].max()) if len(chunk) else 0
-            if maxlen is not None:
-                length = min(length, int(maxlen))
-            if pad_to_multiple_of:
-                m = int(pad_to_multiple_of)
-                length = -(-length // m) * m
-            batches.append((chunk.astype(np.int64), length))
-    if rng is not None:
-        order = rng.permutation(len(batches))
-        batches = [batches[i] for i in order]
+    if seed is not None and int(seed) < 0:
+        raise ValueError("seed must be >= 0")
+    opt = ffi.new("tfn_bucket_options *", {
+        "boundaries": ffi.cast("int64_t *", ffi.from_buffer(bounds)) if bounds.size
+        else ffi.NULL,
+        "nboundaries": bounds.size, "batch_size": int(batch_size),
+        "maxlen": lib.TFN_PAD_MAXLEN_UNSET if maxlen is None else int(maxlen),
+        "pad_to_multiple_of": int(pad_to_multiple_of or 0),
+        "drop_remainder": bool(drop_remainder), "shuffle": seed is not None,
+        "seed": int(seed or 0) % (1 << 64)})
+    out = ffi.new("tfn_bucket_plan **")
+    err = new_error()
+    n = lengths.size
+    check(lib.tfn_bucket_plan_new(
+        ffi.cast("int64_t *", ffi.from_buffer(lengths)) if n else ffi.NULL, n, opt,
+        ffi.NULL, out, err), err)
+    plan = out[0]
+    try:
+        ids = np.frombuffer(ffi.buffer(lib.tfn_bucket_plan_bucket_ids(plan), n * 8),
+                            dtype=np.int64).copy() if n else np.empty(0, np.int64)
+        count = ffi.new("size_t *")
+        rows_p = lib.tfn_bucket_plan_rows(plan, count)
+        rows = np.frombuffer(ffi.buffer(rows_p, count[0] * 8), dtype=np.int64).copy() \
+            if count[0] else np.empty(0, np.int64)
+        nb = lib.tfn_bucket_plan_batch_count(plan)
+        size_t = "u%d" % ffi.sizeof("size_t")
+        table = np.frombuffer(
+            ffi.buffer(lib.tfn_bucket_plan_batches(plan), nb * ffi.sizeof("tfn_batch")),
+            dtype=np.dtype([("start", size_t), ("count", size_t), ("width", size_t),
+                            ("bucket", size_t)])) if nb else None
+        batches = [] if table is None else [
+            (rows[s:s + c], w) for s, c, w in zip(table["start"].tolist(),
+                                                  table["count"].tolist(),
+                                                  table["width"].tolist())]
+    finally:
+        lib.tfn_bucket_plan_free(plan)
     return ids, batches
