@@ -41,29 +41,52 @@ static bool all_single_byte(const tfn__slot *s)
 }
 
 /* Bulk decoding of a packed run, for varints of up to 4 bytes (token ids are a random
- * mix of 1- to 3-byte varints, so branching on each length mispredicts). The final-
- * byte mask of 8 input bytes gives where each varint ends; the loop-carried work is
- * only clearing one mask bit per value, so the loads of consecutive values overlap.
- * Stops 16 bytes before the end of the run (loads stay inside it), at `max` values,
- * or before a longer varint; returns the values decoded and advances *qp. */
+ * mix of 1- to 3-byte varints, so branching on each length mispredicts). The 8 bytes
+ * at q give, from their final-byte mask, every varint that ends among them; the next
+ * window starts after the last of those, so eight one-byte values (padding, masks)
+ * are widened at once wherever they start. When 8 more values fit the output and no
+ * run of 4 continuation bytes is in the window, its values are decoded without
+ * per-value checks; the loop-carried work is only clearing one mask bit per value, so
+ * consecutive values are decoded in parallel. Stops 16 bytes
+ * before the end of the run (loads stay inside it), at `max` values, or before a
+ * longer varint; returns the values decoded and advances *qp. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
 #    define TFN_BULK_VARINTS 1
 #    define DEFINE_DECODE_BULK(name, type)                                                     \
         static size_t name(const uint8_t **qp, const uint8_t *end, type *out, size_t max)      \
         {                                                                                      \
-            const uint8_t *q = *qp, *start = q;                                                \
+            const uint8_t *q = *qp;                                                            \
             size_t i = 0;                                                                      \
-            for (; end - q >= 16 && i < max; q += 8) {                                         \
+            while (end - q >= 16 && i < max) {                                                 \
                 uint64_t w;                                                                    \
                 memcpy(&w, q, 8);                                                              \
                 uint64_t finals = ~w & 0x8080808080808080ull;                                  \
-                if (finals == 0x8080808080808080ull && start == q && max - i >= 8) {           \
-                    for (int k = 0; k < 8; k++) /* eight one-byte values (padding, masks) */   \
-                        out[i + (size_t)k] = (type)q[k];                                       \
+                if (finals == 0x8080808080808080ull && max - i >= 8) {                         \
+                    TFN_UNROLL8                                                                \
+                    for (size_t k = 0; k < 8; k++)                                             \
+                        out[i + k] = (type)q[k];                                               \
                     i += 8;                                                                    \
-                    start = q + 8;                                                             \
+                    q += 8;                                                                    \
                     continue;                                                                  \
                 }                                                                              \
+                uint64_t cont = w & 0x8080808080808080ull;                                     \
+                uint64_t cont4 = cont & (cont >> 8) & (cont >> 16) & (cont >> 24);             \
+                if (max - i >= 8 && finals && !cont4) {                                        \
+                    /* room for all, no varint over 4 bytes: values without checks */         \
+                    uint64_t bits = w & 0x7f7f7f7f7f7f7f7full;                                 \
+                    unsigned sh = 0;                                                           \
+                    do {                                                                       \
+                        /* bytes up to this varint's final one, shifted down to its start */   \
+                        uint32_t x = (uint32_t)((bits & (finals ^ (finals - 1))) >> sh);       \
+                        uint32_t t = (x & 0x007f007fu) | ((x >> 1) & 0x3f803f80u);             \
+                        out[i++] = (type)((t & 0x3fffu) | ((t >> 2) & 0xfffc000u));            \
+                        sh = (unsigned)__builtin_ctzll(finals) + 1;                            \
+                        finals &= finals - 1;                                                  \
+                    } while (finals);                                                          \
+                    q += sh >> 3;                                                              \
+                    continue;                                                                  \
+                }                                                                              \
+                const uint8_t *start = q;                                                      \
                 while (finals) {                                                               \
                     const uint8_t *last = q + ((unsigned)__builtin_ctzll(finals) >> 3);        \
                     size_t len = (size_t)(last - start) + 1;                                   \
@@ -79,19 +102,42 @@ static bool all_single_byte(const tfn__slot *s)
                     start = last + 1;                                                          \
                     finals &= finals - 1;                                                      \
                 }                                                                              \
+                if (start == q) /* no varint ends here: one of more than 8 bytes */            \
+                    break;                                                                     \
+                q = start;                                                                     \
             }                                                                                  \
-            *qp = start;                                                                       \
+            *qp = q;                                                                           \
             return i;                                                                          \
         }
 DEFINE_DECODE_BULK(decode_bulk_int64, int64_t)
 DEFINE_DECODE_BULK(decode_bulk_int32, int32_t)
 #endif
 
+/* Values of a run of one-byte varints, in blocks the compiler vectorizes. */
+static void widen_int64(const uint8_t *restrict src, int64_t *restrict out, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= 16; i += 16)
+        for (size_t k = 0; k < 16; k++)
+            out[i + k] = src[i + k];
+    for (; i < n; i++)
+        out[i] = src[i];
+}
+
+static void widen_int32(const uint8_t *restrict src, int32_t *restrict out, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= 16; i += 16)
+        for (size_t k = 0; k < 16; k++)
+            out[i + k] = src[i + k];
+    for (; i < n; i++)
+        out[i] = src[i];
+}
+
 static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
 {
     if (all_single_byte(s)) {
-        for (size_t i = 0; i < max; i++)
-            out[i] = s->data[i];
+        widen_int64(s->data, out, max);
         return;
     }
     const uint8_t *q = s->data;
@@ -114,8 +160,7 @@ static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
 static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad)
 {
     if (all_single_byte(s)) {
-        for (size_t i = 0; i < max; i++)
-            out[i] = s->data[i];
+        widen_int32(s->data, out, max);
         return SIZE_MAX;
     }
     const uint8_t *q = s->data;
