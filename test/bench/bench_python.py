@@ -219,16 +219,66 @@ def main(argv=None):
         add("pipeline", "TensorFlow TFRecordDataset.batch.map(parse_example)",
             best(tf_pipeline, args.repeat), n)
 
-    # ---- W3 pad
+    # ---- W3 pad (tfnano: one tfn_pad call per batch of sequences, lib/pad.c)
     seqs = w3_sequences(args.w3)
+    lists = [s.tolist() for s in seqs]
     add("W3 pad", "tfnano pad_sequences (keras API), int32 arrays",
         best(lambda: tf.keras.utils.pad_sequences(seqs, maxlen=MAXLEN), args.repeat), len(seqs))
-    add("W3 pad", "tfnano.pad post/post with mask",
+    add("W3 pad", "tfnano pad_sequences post/post, int32 arrays",
+        best(lambda: tf.keras.utils.pad_sequences(seqs, maxlen=MAXLEN, padding="post",
+                                                  truncating="post"), args.repeat), len(seqs))
+    add("W3 pad", "tfnano.pad post/post with mask, int32 arrays",
         best(lambda: tf.pad(seqs, maxlen=MAXLEN), args.repeat), len(seqs))
     if tfr is not None:
         kpad = tfr.keras.utils.pad_sequences
         add("W3 pad", "keras pad_sequences, int32 arrays",
             best(lambda: kpad(seqs, maxlen=MAXLEN), args.repeat), len(seqs))
+        add("W3 pad", "keras pad_sequences post/post, int32 arrays",
+            best(lambda: kpad(seqs, maxlen=MAXLEN, padding="post", truncating="post"),
+                 args.repeat), len(seqs))
+    # The C call alone (values already flat, output preallocated): the library's
+    # share of the above, the rest being Python's per-sequence work and page faults.
+    from tfnano._ffi import ffi as _ffi, lib as _lib
+    flat = np.concatenate(seqs)
+    offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in seqs], out=offsets[1:])
+    warm = np.empty((len(seqs), MAXLEN), dtype=np.int32)
+    ragged = _ffi.new("tfn_ragged *", {
+        "values": _ffi.from_buffer(flat), "dtype": _lib.TFN_INT32, "count": flat.size,
+        "offsets": _ffi.cast("int64_t *", _ffi.from_buffer(offsets)), "nrows": len(seqs)})
+    popt = _ffi.new("tfn_pad_options *")
+    _lib.tfn_pad_options_init(popt)
+    popt.maxlen = MAXLEN
+    warm_p = _ffi.from_buffer(warm)
+    _lib.tfn_pad(ragged, popt, warm_p, _lib.TFN_INT32, MAXLEN, _ffi.NULL, _ffi.NULL,
+                 _ffi.NULL)  # touch the pages once: warm means no page faults
+    add("W3 pad", "tfnano tfn_pad C call alone (flat values, warm output)",
+        best(lambda: _lib.tfn_pad(ragged, popt, warm_p, _lib.TFN_INT32, MAXLEN, _ffi.NULL,
+                                  _ffi.NULL, _ffi.NULL), args.repeat), len(seqs))
+    add("W3 lists", "tfnano pad_sequences (keras API), Python lists",
+        best(lambda: tf.keras.utils.pad_sequences(lists, maxlen=MAXLEN), args.repeat),
+        len(lists))
+    if tfr is not None:
+        add("W3 lists", "keras pad_sequences, Python lists",
+            best(lambda: kpad(lists, maxlen=MAXLEN), 1), len(lists))
+        print("summary: python %-44s %6.1fx (no target)" % (
+            "W3 pad vs keras, Python lists", rows[-1][2] / rows[-2][2]))
+    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    bounds = list(range(32, MAXLEN + 1, 32))
+    plan = tf.bucket_plan(lengths, bounds, 32, pad_to_multiple_of=8, maxlen=MAXLEN, seed=0)
+
+    def bucketed():
+        _, batches = tf.bucket_plan(lengths, bounds, 32, pad_to_multiple_of=8, maxlen=MAXLEN,
+                                    seed=0)
+        for rows, width in batches:
+            tf.pad([seqs[i] for i in rows.tolist()], maxlen=width)
+    add("W3 pad", "tfnano bucket_plan + pad per batch (32), int32 arrays",
+        best(bucketed, args.repeat), len(seqs))
+    cells = sum(len(r) * w for r, w in plan[1])
+    real = int(np.minimum(lengths, MAXLEN).sum())
+    print("  W3 bucketing (every 32 to %d, batch 32, x8): %d -> %d cells (%.2fx fewer), "
+          "%d real tokens" % (MAXLEN, len(seqs) * MAXLEN, cells, len(seqs) * MAXLEN / cells,
+                              real))
 
     # ---- import time
     t_ours = import_time("tfnano")
@@ -265,7 +315,8 @@ def _get(rows, case_start):
 def ratios(rows):
     lines = ["| workload | case | per item | speed-up |", "|---|---|---|---|"]
     base = {"W1 parse": "TensorFlow tf.io.parse_example", "W1 write": "TensorFlow tf.train",
-            "pipeline": "TensorFlow TFRecordDataset", "W3 pad": "keras pad_sequences",
+            "pipeline": "TensorFlow TFRecordDataset", "W3 pad": "keras pad_sequences, int32",
+            "W3 lists": "keras pad_sequences, Python lists",
             "import": "import tensorflow"}
     for work, case, secs, items in rows:
         per = secs / items
@@ -300,7 +351,10 @@ def summary(rows):
          "tfnano TFRecordDataset.batch.map", 2),
         ("pipeline fast path vs TF", "TensorFlow TFRecordDataset",
          "tfnano TFRecordDataset.batch + Parser", 2),
-        ("W3 pad vs keras", "keras pad_sequences", "tfnano pad_sequences", 5),
+        ("W3 pad vs keras, int32 arrays", "keras pad_sequences, int32",
+         "tfnano pad_sequences (keras API), int32", 5),
+        ("W3 tfn_pad C call alone vs keras, int32 arrays", "keras pad_sequences, int32",
+         "tfnano tfn_pad C call alone", 5),
     ]
     out = []
     for label, slow, fast, target in checks:

@@ -24,6 +24,7 @@ C_BENCHES=(bench_example)
 PEER_BENCHES=(bench_example)
 PY_BENCHES=(bench_example.py bench_python.py)
 C_BENCHES+=(bench_record)
+C_BENCHES+=(bench_pad)
 PY_BENCHES+=(bench_record.py)
 
 MODE=${MODE:-release}
