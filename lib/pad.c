@@ -350,19 +350,22 @@ int tfn__pad_run(const tfn__pad_job *job, const char *fn, tfn_error *err)
         size_t keep = len < limit ? len : limit, pad = width - keep;
         size_t from = a + (pre_trunc ? len - keep : 0);
         char *row = out + i * width * oes;
-        char *vals = row + (pre_pad ? pad : 0) * oes;
+        /* Written in address order (fill then values, or values then fill): the
+         * stores stream, which matters for outputs larger than the caches. */
+        if (pad && pre_pad)
+            fill(row, pad, oes, bits, zero);
         if (keep) {
-            size_t done = copy(vals, src + from * ies, keep);
+            size_t done = copy(row + (pre_pad ? pad : 0) * oes, src + from * ies, keep);
             if (TFN_UNLIKELY(done != keep))
                 return value_out_of_range(in, r, from - a + done, from + done, job->out_dtype,
                                           fn, err);
         }
-        if (pad)
-            fill(row + (pre_pad ? 0 : keep) * oes, pad, oes, bits, zero);
+        if (pad && !pre_pad)
+            fill(row + keep * oes, pad, oes, bits, zero);
         if (job->mask) {
             uint8_t *m = job->mask + i * width;
-            memset(m + (pre_pad ? pad : 0), 1, keep);
-            memset(m + (pre_pad ? 0 : keep), 0, pad);
+            memset(m, pre_pad ? 0 : 1, pre_pad ? pad : keep);
+            memset(m + (pre_pad ? pad : keep), pre_pad ? 1 : 0, pre_pad ? keep : pad);
         }
         if (job->lengths)
             job->lengths[i] = (int64_t)keep;
