@@ -274,6 +274,8 @@ static bool read_float_list(cis *s, tfn__slot *slot, size_t cap)
     for (size_t i = 0; i < count; i++)
         if (!cis_expect(s, TAG_FLOAT_UNPACKED) || !cis_skip_raw(s, 4))
             return false;
+    if (!cis_at_end(s)) /* 1-4 stray bytes: TF tries one more value and fails */
+        return false;
     slot->end = s->p;
     slot->count = count;
     return true;
@@ -443,6 +445,11 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
               : dtype == TFN_FLOAT32 ? read_float_list(&s, slot, cap)
                                      : read_bytes_list(&s, slot, cap);
     if (!ok) {
+        /* TF's single path counts a sequence's strings before parsing them */
+        if (c->single && !fixed && dtype == TFN_BYTES)
+            return example_error(c, i, d, e->key, e->key_len, TFN_E_CORRUPT,
+                                 "Can't parse serialized Example: Could not get num elements "
+                                 "in bytes_list.");
         if (c->single)
             return example_error(c, i, d, e->key, e->key_len, TFN_E_CORRUPT,
                                  "Can't parse serialized Example: Parsing %s failed.",

@@ -139,7 +139,11 @@ def tf_feature(f):
     shape = f.shape
     if f.seq:
         default = None
-        if f.default is not None:
+        if f.default is not None and f.dtype == F32:
+            # not a Python float: TF's eager cache of scalar constants treats 0.0 and
+            # -0.0 as one key, so the padding would be whichever came first
+            default = np.array(f.default, dtype=np.float32)
+        elif f.default is not None:
             default = f.default[0] if len(f.default) == 1 else list(f.default)
         return tf.io.FixedLenSequenceFeature(shape, dt, allow_missing=f.allow_missing,
                                              default_value=default)
@@ -494,6 +498,25 @@ def test_sequence_without_shape():
     assert n == ("error", lib.TFN_E_INVALID_ARG, b"Missing shape for feature a.")
 
 
+def test_tensorflow_overflows_on_long_unpacked_floats():
+    # A FixedLen float feature given an unpacked FloatList longer than its shape:
+    # TensorFlow sizes the copy by the list, not by its output buffer, and corrupts
+    # the heap (abort). tfnano reports TF's count error instead.
+    rec = example([entry(b"x", ld(2, float_list(range(40), packed=False)))])
+    code = ("import tensorflow as tf\nfor _ in range(50):\n  try: tf.io.parse_example("
+            "[%r], {'x': tf.io.FixedLenFeature([2], tf.float32)})\n  except Exception: "
+            "pass\n" % rec)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert r.returncode != 0
+    spec = [Feature("x", F32, (2,))]
+    assert tfn_parse([rec], spec) == ("error", lib.TFN_E_INVALID_ARG, (
+        b"Name: <unknown>, Key: x, Index: 0.  Number of float values != expected.  "
+        b"Values size: 40 but output shape: [2]"))
+    assert tfn_parse([rec], spec, single=True)[2] == (
+        b"Key: x.  Can't parse serialized Example: Some float_list slice was not parsed.")
+
+
 def test_empty_features():
     t = tf_run(lambda: tf.io.parse_example([b""], {}))
     with pytest.raises(TfnError) as e:
@@ -521,3 +544,324 @@ def test_valid_configs_compile_as_in_tensorflow():
                      [Feature("é", STR, (), default=[b"\xff"])]):
         both_ways([b""], features)
         both_ways([ex(a=(I64, []))], features)
+
+
+# ------------------------------------------------------------------ random Examples
+
+KEY_POOL = ["a", "b", "ids", "x", "\u00e9", ""]
+OTHER_KEYS = [b"c", b"zz", b"\xff\xfe", b"a\x00", b"A", b"ids2", b"b "]
+SPECIAL_FLOATS = [0, 0x80000000, 0x7FC00000, 0xFFC00001, 0x7F800001, 0x7F800000,
+                  0xFF800000, 1, 0x80000001, 0x7F7FFFFF, f32(1.5), f32(-2.25)]
+SPECIAL_INTS = [0, 1, -1, 127, 128, 2**31 - 1, -2**31, 2**31, -2**31 - 1, 2**63 - 1,
+                -2**63, 2**32, 300, -300]
+
+
+def rand_int(rnd, int32=False):
+    r = rnd.random()
+    if int32:
+        return rnd.choice([0, 1, -1, 2**31 - 1, -2**31, rnd.randint(-2**31, 2**31 - 1)])
+    if r < 0.5:
+        return rnd.randint(0, 300)
+    if r < 0.8:
+        return rnd.choice(SPECIAL_INTS)
+    return rnd.randint(-2**63, 2**63 - 1)
+
+
+def rand_float_bits(rnd):
+    if rnd.random() < 0.4:
+        return rnd.choice(SPECIAL_FLOATS)
+    if rnd.random() < 0.5:
+        return f32(rnd.choice([0.5, 1.0, -3.0, 1e-3, 12345.678, 1e30]))
+    return rnd.getrandbits(32)
+
+
+def rand_bytes(rnd):
+    n = rnd.choice([0, 1, 2, 3, 5, 8])
+    return bytes(rnd.getrandbits(8) for _ in range(n))
+
+
+def rand_values(rnd, kind, count):
+    if kind == I64:
+        return [rand_int(rnd) for _ in range(count)]
+    if kind == F32:
+        return [rand_float_bits(rnd) for _ in range(count)]
+    return [rand_bytes(rnd) for _ in range(count)]
+
+
+def rand_list(rnd, kind, count, float_cap=None):
+    """A serialized Feature of `kind` holding `count` values, in one of the encodings
+    a reader meets: packed, unpacked, an empty list with or without an empty packed
+    run, a second packed run or a second kind after the first list (ignored by TF),
+    a float run with stray bytes after its last value, an unknown first tag.
+    float_cap: the size of a FixedLen float feature, which an unpacked list must not
+    exceed: TensorFlow writes such a list past its output buffer (heap overflow, the
+    process dies; see test_tensorflow_overflows_on_long_unpacked_floats)."""
+    vals = rand_values(rnd, kind, count)
+    r = rnd.random()
+    if kind == F32 and float_cap is not None and count > float_cap and 0.65 <= r < 0.85:
+        r = 0.0
+    if kind == STR:
+        body = bytes_list(vals)
+    elif count == 0:
+        body = b"" if r < 0.5 else b"\x0a\x00"
+    elif r < 0.65:
+        body = int64_list(vals) if kind == I64 else float_list(vals)
+    elif r < 0.85:
+        body = int64_list(vals, False) if kind == I64 else float_list(vals, False)
+    elif r < 0.92:
+        more = rand_values(rnd, kind, rnd.randint(1, 3))
+        enc = int64_list if kind == I64 else float_list
+        body = enc(vals) + enc(more)
+    elif kind == F32 and rnd.random() < 0.5:
+        raw = b"".join(struct.pack("<I", b) for b in vals)
+        body = ld(1, raw + bytes(rnd.randint(1, 3)))
+    elif kind == F32:  # unpacked, then 1-4 stray bytes
+        body = float_list(vals[:float_cap], False) + rnd.choice([b"\x0d", b"\x0d\x00", b"\x00" * 4])
+    else:
+        body = int64_list(vals, False) + int64_list(vals[:1])  # packed after unpacked
+    out = ld(KIND_FIELD[kind], body)
+    r = rnd.random()
+    if r < 0.04:
+        other = rnd.choice([I64, F32, STR])
+        out += feature(other, rand_values(rnd, other, 1))
+    elif r < 0.06:
+        out = b"\x22\x00" + out  # an unknown field first: "Unsupported datatype."
+    return out
+
+
+def rand_spec(rnd):
+    feats = []
+    for key in rnd.sample(KEY_POOL, rnd.choice([1, 1, 2, 2, 3, 4])):
+        dtype = rnd.choice([I64, I64, F32, STR])
+        seq = rnd.random() < 0.4
+        rank = rnd.choice([0, 0, 1, 2] if seq else [0, 0, 1, 1, 2, 3])
+        dims = [1, 1, 2, 3] + ([0] if not seq and rnd.random() < 0.1 else [])
+        shape = tuple(rnd.choice(dims) for _ in range(rank))
+        out_int32 = dtype == I64 and rnd.random() < 0.3
+        default = None
+        if rnd.random() < 0.5:
+            count = 1 if seq else int(np.prod(shape, dtype=np.int64))
+            if dtype == I64:
+                default = [rand_int(rnd, out_int32) for _ in range(count)]
+            else:
+                default = rand_values(rnd, dtype, count)
+                if dtype == F32:
+                    default = [struct.unpack("<f", struct.pack("<I", b))[0] for b in default]
+        feats.append(Feature(key, dtype, shape, default, seq, out_int32))
+    return feats
+
+
+def stride(f):
+    return int(np.prod(f.shape, dtype=np.int64))
+
+
+def rand_feature_for(rnd, f):
+    s = stride(f)
+    if rnd.random() < 0.85:
+        count = s if not f.seq else s * rnd.randint(0, 4)
+    else:
+        count = rnd.choice([0, s + 1, max(s - 1, 0), 2 * s, rnd.randint(0, 9)])
+    r = rnd.random()
+    if r < 0.05:
+        return b""  # no kind: counts as missing
+    kind = f.dtype if r < 0.93 else rnd.choice([I64, F32, STR])
+    return rand_list(rnd, kind, count, None if f.seq else s)
+
+
+def rand_example(rnd, spec):
+    """A random serialized Example for `spec`, by hand or (sometimes) by TF."""
+    if rnd.random() < 0.1:
+        feats = {}
+        for f in spec:
+            if rnd.random() < 0.9:
+                count = stride(f) * (rnd.randint(0, 3) if f.seq else 1)
+                vals = rand_values(rnd, f.dtype, count)
+                if f.dtype == F32:
+                    vals = [struct.unpack("<f", struct.pack("<I", b))[0] for b in vals]
+                feats[f.key] = (f.dtype, vals)
+        return ex(**feats)
+    entries = []
+    for f in spec:
+        if rnd.random() < 0.85:
+            entries.append((f.key.encode("utf-8"), rand_feature_for(rnd, f)))
+    for _ in range(rnd.choice([0, 0, 1, 2, 3])):
+        value = rand_list(rnd, rnd.choice([I64, F32, STR]), rnd.randint(0, 4))
+        if rnd.random() < 0.2:
+            value = rand_bytes(rnd)  # not a Feature: never looked at
+        entries.append((rnd.choice(OTHER_KEYS), value))
+    if spec and rnd.random() < 0.2:  # a duplicate key: the last entry wins
+        f = rnd.choice(spec)
+        entries.append((f.key.encode("utf-8"), rand_feature_for(rnd, f)))
+    rnd.shuffle(entries)
+    encoded = [entry(k, v, swapped=rnd.random() < 0.05) for k, v in entries]
+    pieces = []
+    while encoded:  # one Features message, or several (concatenated Examples)
+        take = len(encoded) if rnd.random() < 0.8 else rnd.randint(1, len(encoded))
+        pieces.append(example(encoded[:take]))
+        encoded = encoded[take:]
+    if rnd.random() < 0.1:
+        unknown = rnd.choice([b"\x10\x05", b"\x1d\x01\x02\x03\x04",
+                              b"\x21" + bytes(8), b"\x2a\x02xy", b"\x12\x00"])
+        pieces.insert(rnd.randint(0, len(pieces)), unknown)
+    return b"".join(pieces)
+
+
+def rand_names(rnd, n):
+    if rnd.random() < 0.5:
+        return None
+    return [rnd.choice([b"n%d" % i, b"", b"record/%d" % i, b"\xc3\xa9t\xc3\xa9"])
+            for i in range(n)]
+
+
+def compare_batch(rnd, spec, records):
+    """Single mode on every record, then the whole batch, then the batch of the records
+    TensorFlow parsed alone (mostly a success: padding and defaults across examples)."""
+    names = rand_names(rnd, len(records))
+    good = []
+    for i, rec in enumerate(records):
+        t = check_same([rec], spec, None if names is None else names[i:i + 1], single=True)
+        if t[0] == "ok":
+            good.append(i)
+    check_same(records, spec, names)
+    if good and len(good) < len(records):
+        check_same([records[i] for i in good], spec,
+                   None if names is None else [names[i] for i in good])
+    return len(good)
+
+
+def test_random_examples():
+    rnd = random.Random(20261123)
+    before = dict(STATS)
+    ok = total = 0
+    for _ in range(260):
+        spec = rand_spec(rnd)
+        n = rnd.choice([1, 2, 5, 12, 12, 40])
+        records = [rand_example(rnd, spec) for _ in range(n)]
+        ok += compare_batch(rnd, spec, records)
+        total += n
+    print("random: %d records (%d parsed by TF in single mode), %d comparisons"
+          % (total, ok, STATS["comparisons"] - before["comparisons"]))
+    assert total > 3000 and ok > total // 3
+
+
+def mutate(rnd, rec):
+    data = bytearray(rec)
+    for _ in range(rnd.choice([1, 1, 1, 2, 3])):
+        op = rnd.random()
+        pos = rnd.randint(0, len(data))
+        if op < 0.35 and data:
+            pos = min(pos, len(data) - 1)
+            data[pos] ^= 1 << rnd.randint(0, 7) if rnd.random() < 0.7 else rnd.randint(1, 255)
+        elif op < 0.55:
+            data[pos:pos] = bytes(rnd.getrandbits(8) for _ in range(rnd.randint(1, 3)))
+        elif op < 0.75 and data:
+            del data[pos:pos + rnd.randint(1, 3)]
+        elif op < 0.9:
+            del data[pos:]
+        else:
+            end = rnd.randint(pos, len(data))
+            data[pos:pos] = data[pos:end]
+    return bytes(data)
+
+
+def test_mutated_examples():
+    rnd = random.Random(7)
+    before = dict(STATS)
+    total = 0
+    for _ in range(330):
+        spec = rand_spec(rnd)
+        n = rnd.choice([1, 3, 12, 12, 20])
+        records = [mutate(rnd, rand_example(rnd, spec)) for _ in range(n)]
+        compare_batch(rnd, spec, records)
+        total += n
+    print("mutated: %d records, %d comparisons, %d TF errors"
+          % (total, STATS["comparisons"] - before["comparisons"],
+             STATS["tf_errors"] - before["tf_errors"]))
+    assert total > 3000
+
+
+# ------------------------------------------------------------------ int32 outputs
+
+
+def test_int32_outputs_match_a_cast():
+    edges = [0, 1, -1, 2**31 - 1, -2**31, 127, 128, 16383, 16384, 2**28 - 1, 2**28]
+    recs = [ex(a=(I64, [v]), s=(I64, edges[:k])) for k, v in enumerate(edges)]
+    spec = [Feature("a", I64, (), out_int32=True),
+            Feature("s", I64, (), default=[-7], seq=True, out_int32=True)]
+    t = check_same(recs, spec)
+    assert ok_value(t, "a").dtype == np.int32 and ok_value(t, "a").tolist() == edges
+    for rec in recs:
+        check_same([rec], spec, single=True)
+    # unpacked and non-canonical (over-long) varints
+    rec = example([entry(b"a", ld(3, b"\x08\xff\xff\xff\xff\x07")),
+                   entry(b"s", ld(3, ld(1, b"\x81\x80\x80\x80\x00\x05")))])
+    t = check_same([rec], spec)
+    assert ok_value(t, "s").tolist() == [[1, 5]]
+    for v in [2**31, -2**31 - 1, 2**63 - 1, -2**63]:
+        # TensorFlow parses these; tfnano refuses to narrow them (check_same checks it)
+        check_same([ex(a=(I64, [v]), s=(I64, []))], spec)
+        check_same([ex(a=(I64, [1]), s=(I64, [3, v]))], spec, single=True)
+
+
+# ------------------------------------------------------------------ minibatches
+
+
+def test_stride_error_counts_values_of_the_minibatch():
+    # parse_example splits a batch into minibatches (by ~50 kB, at least min(8, n));
+    # the "not a multiple of stride" count includes the values of earlier examples
+    # of the failing example's minibatch.
+    spec = [Feature("s", I64, (2,), seq=True), Feature("pad", STR, (), default=[b""])]
+    for n, size in [(20, 10), (40, 4000), (30, 30000), (70, 60000)]:
+        filler = (STR, [b"z" * size])
+        for bad in sorted({1, 5, 7, n // 2, n - 1}):
+            recs = [ex(s=(I64, [1, 2] * (i % 3 + 1) + ([3] if i == bad else [])), pad=filler)
+                    for i in range(n)]
+            t = check_same(recs, spec)
+            assert "Index: %d." % bad in error_text(t)
+
+
+# ------------------------------------------------------------------ lying lengths
+
+
+def lying(field, claimed, payload):
+    """A length-delimited field whose length says `claimed` but holds `payload`."""
+    return varint(field << 3 | 2) + varint(claimed) + payload
+
+
+def test_lengths_past_the_enclosing_message():
+    # TensorFlow reads lengths as varint32 (a 10-byte varint keeps its low 32 bits)
+    # and clamps a length past the enclosing message to it (protobuf's PushLimit):
+    # several of these records parse.
+    vals = {I64: ld(1, b"\x01\x02\x03"), F32: ld(1, bytes(8)), STR: ld(1, b"xy")}
+    for claimed in [None, 1, 4, 127, 2**31, 2**32, 2**32 + 3, 2**63, 2**64 - 1]:
+        for kind in (I64, F32, STR):
+            body = vals[kind]
+            inner = body[2:]
+            lie = (lambda f, p: ld(f, p)) if claimed is None else (
+                lambda f, p: lying(f, claimed, p))
+            cases = [
+                lie(1, ld(1, ld(1, b"a") + ld(2, ld(KIND_FIELD[kind], body)))),
+                ld(1, lie(1, ld(1, b"a") + ld(2, ld(KIND_FIELD[kind], body)))),
+                ld(1, ld(1, lie(1, b"a") + ld(2, ld(KIND_FIELD[kind], body)))),
+                ld(1, ld(1, ld(1, b"a") + lie(2, ld(KIND_FIELD[kind], body)))),
+                example([entry(b"a", lie(KIND_FIELD[kind], body))]),
+                example([entry(b"a", ld(KIND_FIELD[kind], lie(1, inner)))]),
+            ]
+            for at, rec in enumerate(cases):
+                for f in (Feature("a", kind, (), seq=True), Feature("a", kind, (2,)),
+                          Feature("a", kind, (), default=vals_default(kind))):
+                    if (at == 5 and (kind == STR or (kind == F32 and f.seq))
+                            and claimed is not None and claimed % 2**32 >= 2**20):
+                        # TensorFlow sizes a string or a float vector by the claimed
+                        # length before reading it and dies (SIGSEGV) on 2 GiB; tfnano
+                        # gives the error TF gives for smaller lies
+                        for single in (False, True):
+                            t = tfn_parse([rec], [f], single=single)
+                            assert t[:2] == ("error", lib.TFN_E_CORRUPT), t
+                            assert b"Can't parse serialized Example" in t[2], t
+                        continue
+                    both_ways([rec], [f])
+
+
+def vals_default(kind):
+    return [7] if kind == I64 else [0.5] if kind == F32 else [b"d"]

@@ -368,6 +368,27 @@ static void test_config_errors_in_tensorflow_order(void)
     CHECK(spec == NULL);
 }
 
+/* Disagreements with TensorFlow 2.21 found by test/conformance/test_parse_tf.py. */
+static void test_conformance_findings(void)
+{
+    /* an unpacked FloatList with 1-4 bytes after its last whole value is an error */
+    int64_t two[1] = {2};
+    tfn_bytes stray = raw("0a 15 0a 13 0a 01 61 12 0e 12 0c 0d 00 00 80 3f 0d 00 00 00 40 0d 00");
+    result r = parse1(fixed("a", TFN_FLOAT32, two, 1), &stray, 1, TFN_PARSE_SINGLE, NULL);
+    CHECK_EQ_INT(r.rc, TFN_E_CORRUPT);
+    CHECK_STR(r.err.msg, "Key: a.  Can't parse serialized Example: Parsing float_list failed.");
+    r = parse1(seq("a", TFN_FLOAT32, SCALAR, 0), &stray, 1, TFN_PARSE_BATCH, NULL);
+    CHECK_STR(r.err.msg, "Name: <unknown>, Key: a, Index: 0.  Can't parse serialized Example.");
+    /* a malformed BytesList of a FixedLenSequence feature, single path: TF counts the
+     * strings first, with its own message */
+    tfn_bytes bad_bytes = raw("0a 10 0a 0e 0a 01 61 12 09 0a 07 0a 01 78 12 02 79 79");
+    r = parse1(seq("a", TFN_BYTES, SCALAR, 0), &bad_bytes, 1, TFN_PARSE_SINGLE, NULL);
+    CHECK_EQ_INT(r.rc, TFN_E_CORRUPT);
+    CHECK_STR(r.err.msg, "Key: a.  Can't parse serialized Example: Could not get num elements in bytes_list.");
+    r = parse1(fixed("a", TFN_BYTES, SCALAR, 0), &bad_bytes, 1, TFN_PARSE_SINGLE, NULL);
+    CHECK_STR(r.err.msg, "Key: a.  Can't parse serialized Example: Parsing bytes_list failed.");
+}
+
 static void test_case28_29_not_an_example(void)
 {
     tfn_bytes ff = raw("ff");
@@ -575,6 +596,7 @@ int main(void)
     RUN(test_case23_24_sequence_strings);
     RUN(test_case25_26_27_config_errors);
     RUN(test_config_errors_in_tensorflow_order);
+    RUN(test_conformance_findings);
     RUN(test_case28_29_not_an_example);
     RUN(test_case30_first_kind_wins);
     RUN(test_case31_zero_sized_fixed_len);
