@@ -414,6 +414,13 @@ def test_case_31_zero_element_shape():
         assert ok_value(t, "a").size == 0
 
 
+def test_empty_batch():
+    for spec in ([Feature("a", I64, (2, 3))], [Feature("a", F32, (2,), seq=True)],
+                 [Feature("a", STR, (), seq=True), Feature("b", I64, (), default=[1])]):
+        t = check_same([], spec)
+        assert ok_value(t, "a").shape[0] == 0
+
+
 def test_messages_hold_raw_bytes_up_to_a_nul():
     # TF prints the record as a C string: a NUL ends the message, quote included.
     for rec in [b"\x0a\x05\x0a\x03\x0a\x01a\x00zz", b"\x00\x01", b"\x0a\x01\xfe\xfd",
@@ -709,7 +716,7 @@ def rand_example(rnd, spec):
 def rand_names(rnd, n):
     if rnd.random() < 0.5:
         return None
-    return [rnd.choice([b"n%d" % i, b"", b"record/%d" % i, b"\xc3\xa9t\xc3\xa9"])
+    return [rnd.choice([b"n%d" % i, b"", b"record/%d" % i, b"\xc3\xa9t\xc3\xa9", b"\xff%d" % i])
             for i in range(n)]
 
 
