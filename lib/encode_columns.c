@@ -51,7 +51,8 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
                             "column '%.*s': unsupported dtype %d (int64, int32, float32, "
                             "float64 or bytes expected)",
                             key_arg(c), c->key, c->dtype);
-    size_t items; /* numbers, or strings for a bytes column */
+    size_t items;       /* numbers, or strings for a bytes column */
+    size_t longest = 0; /* the example with the longest row */
     if (c->row_splits) {
         if (c->row_splits[0] != 0)
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, 0,
@@ -66,8 +67,10 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
                                     key_arg(c), c->key, i, (long long)c->row_splits[i],
                                     (long long)c->row_splits[i + 1]);
             size_t row = (size_t)(c->row_splits[i + 1] - c->row_splits[i]);
-            if (row > *max_row)
+            if (row > *max_row) {
                 *max_row = row;
+                longest = i;
+            }
         }
         items = (size_t)c->row_splits[n];
     } else if (!tfn__mul_size(n, c->width, &items)) {
@@ -76,6 +79,17 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
     } else {
         *max_row = n ? c->width : 0;
     }
+    /* A value takes at least 1 byte (integers), 4 (floats) or 2 (a string's tag and
+     * length): a longer row cannot fit in one message. Refused before any value or
+     * string offset is read, so a wrong width or split is not read past its array. */
+    size_t least = c->dtype == TFN_BYTES                                   ? 2
+                   : c->dtype == TFN_FLOAT32 || c->dtype == TFN_FLOAT64 ? 4
+                                                                          : 1;
+    if (*max_row > TFN_MAX_MESSAGE_SIZE / least)
+        return tfn__fail_at(err, TFN_E_LIMIT, 0, longest,
+                            "column '%.*s': example %zu has %zu values, more than fit in "
+                            "protobuf's 2 GiB message limit",
+                            key_arg(c), c->key, longest, *max_row);
     if (items && !c->values)
         return tfn__fail(err, TFN_E_INVALID_ARG, "column '%.*s': values is NULL", key_arg(c),
                          c->key);
