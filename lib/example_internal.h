@@ -142,18 +142,31 @@ static inline uint8_t *tfn__put_varint_fast(uint8_t *p, uint64_t u)
     return tfn__put_varint(p, u);
 }
 
+/* For a value below 2^28 with c leading zero bits (c >= 4): its varint's length, and
+ * the continuation bits of all its bytes but the last. */
+static const uint8_t tfn__varint28_len[32] = {
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3,
+    3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+};
+static const uint32_t tfn__varint28_cont[32] = {
+    0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080,
+    0x808080, 0x808080, 0x808080, 0x8080, 0x8080, 0x8080, 0x8080, 0x8080,
+    0x8080, 0x8080, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0x80, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /* One varint of a value below 2^28 without a branch on its length (token ids are a
  * random mix of 1- to 3-byte varints, so branching on each length mispredicts): all
- * four bytes are stored, only `length` of them count. The caller ensures 4 bytes of
+ * four bytes are stored, only its length of them count. The caller ensures 4 bytes of
  * room. */
 static inline uint8_t *tfn__put_varint28(uint8_t *p, uint32_t x)
 {
-    uint32_t len = 1u + (x >= 0x80u) + (x >= 0x4000u) + (x >= 0x200000u);
-    uint32_t w = (x & 0x7fu) | ((x << 1) & 0x7f00u) | ((x << 2) & 0x7f0000u) |
-                 ((x << 3) & 0x7f000000u);
-    w |= 0x808080u >> (32 - 8 * len); /* continuation bits of all but the last byte */
-    tfn__store_le32(p, w);
-    return p + len;
+    int zeros = __builtin_clz(x | 1u);
+    /* the 7-bit groups spread to bytes: 14-bit halves first, then 7-bit quarters */
+    uint32_t t = (x & 0x3fffu) | ((x << 2) & 0x3fff0000u);
+    uint32_t w = (t & 0x007f007fu) | ((t << 1) & 0x7f007f00u);
+    tfn__store_le32(p, w | tfn__varint28_cont[zeros]);
+    return p + tfn__varint28_len[zeros];
 }
 
 /* Packed int64 values (int32 ones are sign-extended, as protobuf writes them).
