@@ -21,9 +21,14 @@
  *   - Ownership: handles own the memory of everything they hand out; views stay valid
  *     until the call named in their comment. Nothing returned must be free()d by the
  *     caller except through the matching tfn_*_free / tfn_*_close function.
- *   - Threads: a handle is used by one thread at a time. Different handles may be used
- *     concurrently. A compiled tfn_spec is immutable and may be shared by any number
- *     of threads, each with its own tfn_parser.
+ *   - Threads: a compiled tfn_spec is immutable and may be shared by any number of
+ *     threads, each with its own tfn_parser. Every other handle (tfn_parser,
+ *     tfn_example, tfn_record_reader, tfn_record_writer, tfn_record_index) is used by
+ *     one thread at a time; different handles may be used concurrently, also on
+ *     different files. Functions without a handle (tfn_crc32c and its mask helpers,
+ *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_status_str) are
+ *     thread-safe. A tfn_alloc shared by handles in several threads must have
+ *     thread-safe callbacks (see docs/hardening.md).
  *
  * Status values are pinned forever; new ones are only ever added.
  */
