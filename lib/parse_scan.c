@@ -111,7 +111,11 @@ static bool skip_extraneous_tag(cis *s)
     case TFN_WT_LEN:
         if (!cis_varint32(s, &u32))
             return false;
-        /* TF ignores Skip()'s result: a length past the end just ends the input */
+        /* TF ignores Skip()'s result. Skip() takes an int: a length of 2^31 or more
+         * is negative there and refused without moving, so parsing goes on right
+         * after the length; a length past the end just ends the input. */
+        if (u32 > INT32_MAX)
+            return true;
         if (!cis_skip_raw(s, u32))
             s->p = s->limit;
         return true;

@@ -414,6 +414,21 @@ def test_case_31_zero_element_shape():
         assert ok_value(t, "a").size == 0
 
 
+def test_unknown_top_level_fields():
+    body = ex(a=(I64, [1]))
+    spec = [Feature("a", I64, (), default=[9])]
+    for prefix in [b"\x10\x05", b"\x1d\x01\x02\x03\x04", b"\x21" + bytes(8), b"\x2a\x02xy",
+                   b"\x12\x00", b"\x2a\x7f", b"\x2a" + varint(2**31 - 1),
+                   b"\x2a" + varint(2**31), b"\x2a" + varint(2**32 - 1),
+                   b"\x2a" + varint(2**32 + 1), b"\xaa\xbf\xbd\x95\xd8\xcd\xb6\xe2\x8e\x01\x00",
+                   b"\x0b", b"\x0c", b"\x0e", b"\x0f\x00", b"\x80", b"\x00", b"\x08"]:
+        for rec in [prefix + body, body + prefix, body + prefix + body]:
+            both_ways([rec], spec)
+    # a length of 2^31 or more is refused without moving: the Example goes on after it
+    t = check_same([b"\x2a" + varint(2**31) + body], spec, single=True)
+    assert ok_value(t, "a").tolist() == 1
+
+
 def test_empty_batch():
     for spec in ([Feature("a", I64, (2, 3))], [Feature("a", F32, (2,), seq=True)],
                  [Feature("a", STR, (), seq=True), Feature("b", I64, (), default=[1])]):

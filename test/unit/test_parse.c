@@ -387,6 +387,23 @@ static void test_conformance_findings(void)
     CHECK_STR(r.err.msg, "Key: a.  Can't parse serialized Example: Could not get num elements in bytes_list.");
     r = parse1(fixed("a", TFN_BYTES, SCALAR, 0), &bad_bytes, 1, TFN_PARSE_SINGLE, NULL);
     CHECK_STR(r.err.msg, "Key: a.  Can't parse serialized Example: Parsing bytes_list failed.");
+    /* an unknown top-level field claiming 2^31 bytes or more: TF's Skip(int) refuses
+     * it without moving and the Example goes on right after the length */
+    tfn_bytes huge_skip = raw("2a 80 80 80 80 08 0a 0c 0a 0a 0a 01 61 12 05 1a 03 0a 01 05");
+    int64_t seven = 7;
+    tfn_feature_config c = fixed("a", TFN_INT64, SCALAR, 0);
+    c.default_value = &seven;
+    c.default_count = 1;
+    r = parse1(c, &huge_skip, 1, TFN_PARSE_SINGLE, NULL);
+    CHECK(r.rc == TFN_OK && r.i64[0] == 5);
+    /* 2^31 - 1 runs past the end: the input ends there */
+    tfn_bytes long_skip = raw("2a ff ff ff ff 07 0a 0c 0a 0a 0a 01 61 12 05 1a 03 0a 01 05");
+    r = parse1(c, &long_skip, 1, TFN_PARSE_SINGLE, NULL);
+    CHECK(r.rc == TFN_OK && r.i64[0] == 7);
+    /* refused, then what follows is not a valid field: not an Example */
+    tfn_bytes then_bad = raw("2a 80 80 80 80 08 ff ff ff ff 07");
+    r = parse1(c, &then_bad, 1, TFN_PARSE_BATCH, NULL);
+    CHECK_EQ_INT(r.rc, TFN_E_CORRUPT);
 }
 
 static void test_case28_29_not_an_example(void)
