@@ -58,6 +58,19 @@ struct tfn_example {
 
 /* ---- sizes ---- */
 
+/* For a value below 2^28 with c leading zero bits (c >= 4): its varint's length, and
+ * the continuation bits of all its bytes but the last. */
+static const uint8_t tfn__varint28_len[32] = {
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3,
+    3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
+};
+static const uint32_t tfn__varint28_cont[32] = {
+    0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080,
+    0x808080, 0x808080, 0x808080, 0x8080, 0x8080, 0x8080, 0x8080, 0x8080,
+    0x8080, 0x8080, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0x80, 0, 0, 0, 0, 0, 0, 0,
+};
+
 static inline uint64_t tfn__len_field_size(uint64_t payload)
 {
     return 1 + tfn__varint_size(payload) + payload;
@@ -74,19 +87,24 @@ static inline uint64_t tfn__or8(const int64_t *v)
 }
 
 /* Bytes of the packed varints of n int64 values (blocks of eight one-byte values,
- * padding and masks, are counted at once). */
+ * padding and masks, are counted at once; blocks below 2^28 from the table). */
 static inline uint64_t tfn__int64s_payload(const int64_t *v, size_t n)
 {
     uint64_t size = 0;
     size_t i = 0;
     for (; n - i >= 8; i += 8) {
-        if (tfn__or8(v + i) < 0x80) {
+        uint64_t any = tfn__or8(v + i);
+        if (any < 0x80) {
             size += 8;
-            continue;
+        } else if (any < (1u << 28)) {
+            TFN_UNROLL8
+            for (size_t k = 0; k < 8; k++)
+                size += tfn__varint28_len[__builtin_clz((uint32_t)v[i + k] | 1u)];
+        } else {
+            TFN_UNROLL8
+            for (size_t k = 0; k < 8; k++)
+                size += tfn__varint_size((uint64_t)v[i + k]);
         }
-        TFN_UNROLL8
-        for (size_t k = 0; k < 8; k++)
-            size += tfn__varint_size((uint64_t)v[i + k]);
     }
     for (; i < n; i++)
         size += tfn__varint_size((uint64_t)v[i]);
@@ -141,19 +159,6 @@ static inline uint8_t *tfn__put_varint_fast(uint8_t *p, uint64_t u)
     }
     return tfn__put_varint(p, u);
 }
-
-/* For a value below 2^28 with c leading zero bits (c >= 4): its varint's length, and
- * the continuation bits of all its bytes but the last. */
-static const uint8_t tfn__varint28_len[32] = {
-    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3,
-    3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
-};
-static const uint32_t tfn__varint28_cont[32] = {
-    0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080, 0x808080,
-    0x808080, 0x808080, 0x808080, 0x8080, 0x8080, 0x8080, 0x8080, 0x8080,
-    0x8080, 0x8080, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-    0x80, 0, 0, 0, 0, 0, 0, 0,
-};
 
 /* One varint of a value below 2^28 without a branch on its length (token ids are a
  * random mix of 1- to 3-byte varints, so branching on each length mispredicts): all
