@@ -52,7 +52,7 @@ struct tfn_example {
     bool sorted_dirty;
     uint8_t *owned; /* tfn_example_serialize_owned's buffer */
     size_t owned_cap;
-    uint8_t *scratch; /* the decoder's list accumulator */
+    uint8_t *scratch; /* the decoder's list accumulator; the serializer's staging area */
     size_t scratch_cap;
 };
 

@@ -1,5 +1,6 @@
 /* example_serialize.c - tfn_example to bytes, identical to protobuf's
- * SerializeToString(deterministic=True). Sizes bottom-up once, then one write pass. */
+ * SerializeToString(deterministic=True). Sizes bottom-up once (int64 lists by encoding
+ * them into a staging area), then one write pass. */
 #include "example_internal.h"
 
 #include <stdlib.h>
@@ -47,13 +48,15 @@ static uint64_t payload_size(const tfn__feat *f)
 
 /* Size of the Features message. With `cache`, remembers each feature's payload and
  * entry size for the write pass (the const size query passes false: no writes, so
- * concurrent readers of a shared example are safe). */
-static uint64_t features_size(tfn_example *ex, bool cache)
+ * concurrent readers of a shared example are safe). Payloads of int64 features are
+ * read from the `staged` table when it is not NULL. */
+static uint64_t features_size(tfn_example *ex, bool cache, const uint64_t *staged)
 {
     uint64_t features = 0;
     for (size_t i = 0; i < ex->n; i++) {
         tfn__feat *f = &ex->feats[i];
-        uint64_t payload = payload_size(f);
+        uint64_t payload =
+            staged && f->kind == TFN_KIND_INT64 ? staged[2 * i] : payload_size(f);
         uint64_t entry = tfn__entry_size(f->key_len, tfn__feature_size(f->kind, payload));
         if (cache) {
             f->payload_size = payload;
@@ -68,18 +71,61 @@ size_t tfn_example_serialized_size(const tfn_example *ex)
 {
     if (!ex || !ex->features_present)
         return 0;
-    uint64_t total = tfn__len_field_size(features_size((tfn_example *)(uintptr_t)ex, false));
+    uint64_t total =
+        tfn__len_field_size(features_size((tfn_example *)(uintptr_t)ex, false, NULL));
     return total > SIZE_MAX ? SIZE_MAX : (size_t)total;
 }
 
-static uint8_t *write_feature(uint8_t *p, const tfn__feat *f)
+/* Staging: every int64 feature is encoded once into ex->scratch (grown on first use,
+ * then reused), so its length is known without a separate sizing pass over the
+ * values; the write pass copies the encoded runs. Layout: per feature, its payload
+ * size and the offset of its run; then the runs, 10 bytes per value apart. Returns
+ * that table, or NULL when the runs would take more than STAGE_BUDGET or the scratch
+ * cannot grow (then the sizing pass is used: staging only saves time). */
+#define STAGE_BUDGET ((size_t)256 * 1024)
+
+static const uint64_t *stage_int64s(tfn_example *ex)
+{
+    size_t head = ex->n * 2 * sizeof(uint64_t), runs = 0;
+    for (size_t i = 0; i < ex->n; i++) {
+        const tfn__feat *f = &ex->feats[i];
+        if (f->kind == TFN_KIND_INT64) {
+            if (f->count > (STAGE_BUDGET - runs) / 10)
+                return NULL;
+            runs += f->count * 10;
+        }
+    }
+    size_t need;
+    if (!tfn__add_size(head, runs, &need) ||
+        (need > ex->scratch_cap &&
+         !tfn__grow(&ex->alloc, (void **)&ex->scratch, &ex->scratch_cap, need, 1)))
+        return NULL;
+    uint64_t *table = (uint64_t *)(void *)ex->scratch;
+    size_t at = head;
+    for (size_t i = 0; i < ex->n; i++) {
+        const tfn__feat *f = &ex->feats[i];
+        if (f->kind != TFN_KIND_INT64)
+            continue;
+        uint8_t *run = ex->scratch + at;
+        table[2 * i] = (uint64_t)(tfn__put_int64s(run, f->values, f->count) - run);
+        table[2 * i + 1] = at;
+        at += f->count * 10;
+    }
+    return table;
+}
+
+static uint8_t *write_feature(uint8_t *p, const tfn__feat *f, const uint8_t *staged)
 {
     p = tfn__put_entry_head(p, f->key, f->key_len, f->entry_size,
                             tfn__feature_size(f->kind, f->payload_size));
     p = tfn__put_feature_head(p, f->kind, f->payload_size);
     switch (f->kind) {
     case TFN_KIND_INT64:
-        return tfn__put_int64s(p, f->values, f->count);
+        if (!staged)
+            return tfn__put_int64s(p, f->values, f->count);
+        if (f->payload_size)
+            memcpy(p, staged, (size_t)f->payload_size);
+        return p + f->payload_size;
     case TFN_KIND_FLOAT:
         return tfn__put_floats(p, f->values, f->count);
     case TFN_KIND_BYTES: {
@@ -103,7 +149,8 @@ static int serialize(tfn_example *ex, uint8_t *dst, size_t cap, size_t *written,
     int rc = sort_features(ex, err);
     if (rc)
         return rc;
-    uint64_t features = features_size(ex, true);
+    const uint64_t *staged = stage_int64s(ex);
+    uint64_t features = features_size(ex, true, staged);
     uint64_t total = ex->features_present ? tfn__len_field_size(features) : 0;
     if (total > TFN_MAX_MESSAGE_SIZE)
         return tfn__fail(err, TFN_E_LIMIT,
@@ -117,8 +164,13 @@ static int serialize(tfn_example *ex, uint8_t *dst, size_t cap, size_t *written,
     if (!ex->features_present)
         return TFN_OK;
     uint8_t *p = tfn__put_len_prefix(dst, TAG_EXAMPLE_FEATURES, features);
-    for (size_t i = 0; i < ex->n; i++)
-        p = write_feature(p, ex->sorted[i]);
+    for (size_t i = 0; i < ex->n; i++) {
+        const tfn__feat *f = ex->sorted[i];
+        size_t at = (size_t)(f - ex->feats);
+        p = write_feature(p, f,
+                          staged && f->kind == TFN_KIND_INT64 ? ex->scratch + staged[2 * at + 1]
+                                                              : NULL);
+    }
     return TFN_OK;
 }
 
