@@ -64,25 +64,31 @@ int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap
     if (cap > UINT_MAX)
         cap = UINT_MAX;
     while (*got == 0 && cap > 0) {
+        bool input_ended = false;
         if (inf->zs.avail_in == 0) {
             size_t n;
             int rc = tfn__io_read(io, inf->in, inf->in_cap, &n, name, err);
             if (rc != TFN_OK)
                 return rc;
-            if (n == 0)
-                return TFN_OK; /* compressed input ended: so does the stream */
             inf->zs.next_in = inf->in;
             inf->zs.avail_in = (uInt)n;
+            input_ended = n == 0;
         }
         if (inf->ended) {
+            if (input_ended)
+                return TFN_OK;
             /* ZLIB: what follows the end of the stream is not read. */
             inf->zs.avail_in = 0;
             continue;
         }
+        /* Called even when the input has ended: zlib may still hold output of input
+         * it has already consumed (the rest of a match cut by a full buffer). */
         inf->zs.next_out = dst;
         inf->zs.avail_out = (uInt)cap;
         int rc = inflate(&inf->zs, Z_NO_FLUSH);
         *got = cap - inf->zs.avail_out;
+        if (input_ended && *got == 0 && (rc == Z_OK || rc == Z_BUF_ERROR))
+            return TFN_OK; /* compressed input ended: so does the stream */
         if (rc == Z_STREAM_END) {
             if (inf->gzip)
                 (void)inflateReset(&inf->zs); /* the next gzip member, if any */
