@@ -64,7 +64,8 @@ VENV := build/venv
 VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
-        test-install clean proto bench conformance help fuzz valgrind tsan proto-check python wheel run-c
+        test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
+        python wheel run-c
 
 all: lib
 
@@ -75,7 +76,7 @@ help:
 	@echo "make test-c     C unit tests (MODE=test);  make test-asan: same under ASan+UBSan"
 	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
 	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
-	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each"
+	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc"
 	@echo "make proto      regenerate lib/proto/example.pb.[ch] with nanopb_generator"
@@ -147,8 +148,10 @@ tsan:
 	$(MAKE) --no-print-directory test-c MODE=tsan WERROR=1 FUZZ_FLAGS="-fsanitize=thread -fno-omit-frame-pointer"
 
 valgrind:
-	$(MAKE) --no-print-directory MODE=test WERROR=1 $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
+	$(MAKE) --no-print-directory MODE=test WERROR=1 $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN) $(REPLAY_BIN))
 	TFN_TEST_WRAPPER="valgrind -q --leak-check=full --error-exitcode=99" test/tools/run-c-tests.sh $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN))
+	@for n in $(FUZZ_NAMES); do echo "== fuzz corpus replay under valgrind: $$n"; \
+	  valgrind -q --leak-check=full --error-exitcode=99 build/test/fuzz/replay_$$n test/fuzz/corpus/$$n || exit 1; done
 
 # libFuzzer with ASan + UBSan (Debian's clang): each harness runs FUZZ_SECONDS from its
 # committed corpus; new inputs go to build/fuzz/corpus_<name>, crashes to build/fuzz/.
@@ -160,9 +163,16 @@ fuzz:
 	    test/fuzz/fuzz_$$n.c build/fuzz/libtfnano.a $(LIBS) -o build/fuzz/fuzz_$$n || exit 1; \
 	  mkdir -p build/fuzz/corpus_$$n; \
 	  echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
-	  build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=30 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/crash_$$n- build/fuzz/corpus_$$n test/fuzz/corpus/$$n || exit 1; \
 	done
+
+# CI: every harness for a short, bounded time (one core each, in turn); any crash, leak,
+# timeout (> 30 s for one input) or broken invariant fails. Works from a clean build
+# folder (installs clang through ensure-deps.sh).
+FUZZ_SMOKE_SECONDS ?= 20
+fuzz-smoke:
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: test/requirements.txt
