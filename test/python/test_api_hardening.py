@@ -104,13 +104,16 @@ def test_bad_writer_arguments(tmp_path):
     assert [bytes(r.numpy()) for r in tf.data.TFRecordDataset([str(tmp_path / "y")])] == [GOOD]
 
 
-@pytest.mark.xfail(strict=True, reason="write_many converts with bytes(r): an int n becomes "
-                                       "n zero bytes instead of a TypeError "
-                                       "(bindings/python/tfnano/_record.py)")
 def test_write_many_rejects_non_bytes(tmp_path):
     with tf.io.TFRecordWriter(str(tmp_path / "m")) as w:
+        for bad in ([1], [b"ok", 2.5], [np.arange(3)]):
+            with pytest.raises(TypeError):
+                w.write_many(bad)
         with pytest.raises(TypeError):
-            w.write_many([1])
+            w.write(np.arange(3, dtype=np.int64))
+        w.write_many([b"a", "b", bytearray(b"c"), np.bytes_(b"d"), tf.constant(b"e")])
+    assert [bytes(r.numpy()) for r in tf.data.TFRecordDataset([str(tmp_path / "m")])] == \
+        [b"a", b"b", b"c", b"d", b"e"]
 
 
 def test_bad_reader_arguments(tmp_path):

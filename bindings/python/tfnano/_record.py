@@ -86,6 +86,24 @@ def _fspath(p):
     return os.fspath(p)
 
 
+def _record_bytes(record):
+    """One record as bytes: bytes-like objects, str (UTF-8), or a scalar string tensor.
+    Anything else (an int, a numeric array) is a TypeError, as in TensorFlow, instead
+    of being written as whatever bytes it happens to hold."""
+    if record.__class__ is bytes:
+        return record
+    if isinstance(record, str):
+        return record.encode("utf-8")
+    if hasattr(record, "numpy") and not isinstance(record, (np.ndarray, np.generic)):
+        record = record.numpy()
+    if isinstance(record, np.ndarray) and record.ndim == 0 and record.dtype == object:
+        record = record.item()
+    if isinstance(record, (bytes, bytearray, memoryview)):
+        return bytes(record)
+    raise TypeError("TFRecordWriter.write() takes bytes or str records, got %s"
+                    % type(record).__name__)
+
+
 class TFRecordWriter:
     """``tf.io.TFRecordWriter(path, options=None)``: writes records to a path or to any
     Python file object opened for binary writing (io.BytesIO, fsspec files).
@@ -115,18 +133,15 @@ class TFRecordWriter:
             raise errors.FailedPreconditionError(None, None, "Writer is closed.")
 
     def write(self, record):
-        """Writes one record (bytes)."""
-        if isinstance(record, str):
-            record = record.encode("utf-8")
-        elif hasattr(record, "numpy") and not isinstance(record, (bytes, bytearray)):
-            record = record.numpy()
+        """Writes one record (bytes, or str as UTF-8)."""
+        record = _record_bytes(record)
         with self._lock:
             self._check_open()
             self._w.write(record)
 
     def write_many(self, records):
         """Writes a sequence of records (one C call)."""
-        items = [r.encode("utf-8") if isinstance(r, str) else bytes(r) for r in records]
+        items = [_record_bytes(r) for r in records]
         lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
         offsets = np.zeros(len(items) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
