@@ -22,7 +22,8 @@ then seeded random Examples (random keys and kinds, empty lists, kind-less Featu
 duplicate keys, unpacked and split lists, concatenated messages, unknown fields,
 extreme int64s, NaN / -0.0 floats, arbitrary bytes) against random specs, and
 mutated records (bytes flipped, inserted, deleted, cut), in single and batch mode,
-with and without example names; int64 features also as int32 outputs.
+with and without example names; int64 features also as int32 outputs. Inputs that
+crash TensorFlow itself are kept away from it and checked on tfnano alone.
 """
 import os
 import random
