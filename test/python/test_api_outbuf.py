@@ -80,3 +80,21 @@ def test_size_classes_round_up_by_at_most_an_eighth():
         c = _outbuf._size_class(n)
         assert c >= n and c % _outbuf.ALIGN == 0
         assert c - n <= max(n // 8, _outbuf.ALIGN)
+
+
+def test_serialize_columns_after_a_short_size_guess():
+    """Each call guesses its size from the previous one; a much bigger batch after a
+    small one takes the retry path and must give the same bytes as tf.train.Example."""
+    rng = np.random.default_rng(7)
+    for width, n in [(2, 3), (4000, 50), (1, 1), (3000, 200), (0, 5), (10, 0)]:
+        ids = rng.integers(-2**62, 2**62, (n, width))
+        names = [bytes(rng.integers(0, 256, rng.integers(0, 300), dtype=np.uint8))
+                 for _ in range(n)]
+        got = tf.serialize_columns({"ids": ids, "name": names})
+        want = [tf.train.Example(features=tf.train.Features(feature={
+            "ids": tf.train.Feature(int64_list=tf.train.Int64List(value=ids[i])),
+            "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[names[i]]))}))
+            .SerializeToString() for i in range(n)]
+        assert got == want
+        data, offsets = tf.serialize_columns({"ids": ids, "name": names}, as_buffer=True)
+        assert data == b"".join(want) and offsets[-1] == len(data)

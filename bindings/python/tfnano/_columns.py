@@ -55,13 +55,15 @@ def _prepare(key, col, n):
         return _finish(c, np.asarray(values) if not isinstance(values, list) else values,
                        None, splits, n)
     if isinstance(col, np.ndarray) and col.dtype.kind in "iufb":
-        arr = col.reshape(len(col), -1) if col.ndim != 1 else col.reshape(-1, 1)
-        return _finish(c, arr.reshape(-1), arr.shape[1] if len(arr) else 0, None, n,
-                       rows=len(arr))
+        # (n, w, ...) -> (n, w * ...): spelled out, as reshape(0, -1) is ambiguous
+        width = int(np.prod(col.shape[1:], dtype=np.int64))
+        arr = col.reshape(len(col), width)
+        return _finish(c, arr.reshape(-1), width, None, n, rows=len(arr))
     if isinstance(col, np.ndarray) and col.dtype.kind in "OSU" and col.ndim >= 1:
-        arr = col.reshape(len(col), -1) if col.ndim != 1 else col.reshape(-1, 1)
+        width = int(np.prod(col.shape[1:], dtype=np.int64))
+        arr = col.reshape(len(col), width)
         return _finish(c, [_to_bytes(x) for x in arr.reshape(-1).tolist()],
-                       arr.shape[1] if len(arr) else 0, None, n, rows=len(arr), is_bytes=True)
+                       width, None, n, rows=len(arr), is_bytes=True)
     seq = list(col)
     if all(_is_bytes_like(x) for x in seq):
         return _finish(c, [_to_bytes(x) for x in seq], 1, None, n, rows=len(seq),
@@ -140,6 +142,12 @@ def _num_rows(columns):
     return 0
 
 
+# Serialized bytes per example seen by the last call: the next call encodes straight
+# into a block of that size (plus slack) and skips the sizing pass, which reads every
+# column once more; a short guess costs one retry with the exact size C reports.
+_bytes_per_example = [0.0]
+
+
 def _encode_into_pool(columns, n):
     """Serializes the columns into pooled memory (see _outbuf; no page faults once
     warm): (block, size, offsets: uint64 ndarray of n+1). The block is reused after
@@ -148,16 +156,25 @@ def _encode_into_pool(columns, n):
         n = _num_rows(columns)
     arr, ncols, keep = _native_columns(columns, n)
     err = _ffi.new_error()
-    total = ffi.new("uint64_t *")
-    rc = lib.tfn_encode_columns_size(arr, ncols, n, ffi.NULL, total, err)
-    _ffi.check(rc, err)
-    size = int(total[0])
-    block = POOL.take(max(size, 1))
     offsets = np.empty(n + 1, dtype=np.uint64)
+    offsets_ptr = ffi.cast("uint64_t *", ffi.from_buffer(offsets))
     written = ffi.new("size_t *")
-    rc = lib.tfn_encode_columns(arr, ncols, n, ffi.from_buffer(block), size,
-                                ffi.cast("uint64_t *", ffi.from_buffer(offsets)), written, err)
+    guess = int(_bytes_per_example[0] * n * 1.125) + 4096
+    if _bytes_per_example[0] == 0.0:
+        total = ffi.new("uint64_t *")
+        _ffi.check(lib.tfn_encode_columns_size(arr, ncols, n, ffi.NULL, total, err), err)
+        guess = max(int(total[0]), 1)
+    block = POOL.take(guess)
+    rc = lib.tfn_encode_columns(arr, ncols, n, ffi.from_buffer(block), len(block),
+                                offsets_ptr, written, err)
+    if rc == lib.TFN_E_BUF_TOO_SMALL:
+        block = POOL.take(max(int(written[0]), 1))
+        rc = lib.tfn_encode_columns(arr, ncols, n, ffi.from_buffer(block), len(block),
+                                    offsets_ptr, written, err)
     _ffi.check(rc, err)
+    size = int(written[0])
+    if n:
+        _bytes_per_example[0] = size / n
     del keep
     return block, size, offsets
 
