@@ -111,6 +111,8 @@ static uint64_t payload_size(const tfn_column *c, size_t i)
 {
     size_t b, e;
     row_range(c, i, &b, &e);
+    if (b == e) /* values may be NULL when no row has any: no pointer into it */
+        return 0;
     switch (c->dtype) {
     case TFN_INT64:
         return tfn__int64s_payload((const int64_t *)c->values + b, e - b);
@@ -169,6 +171,8 @@ static uint8_t *write_values(uint8_t *p, const tfn_column *c, size_t i)
 {
     size_t b, e;
     row_range(c, i, &b, &e);
+    if (b == e)
+        return p;
     switch (c->dtype) {
     case TFN_INT64:
         return tfn__put_int64s(p, (const int64_t *)c->values + b, e - b);
@@ -338,6 +342,10 @@ static uint64_t stage_example(const col_view *cols, size_t ncols, size_t i, uint
         }
         size_t b, e;
         row_range(v->c, i, &b, &e);
+        if (b == e) {
+            pay[k] = 0;
+            continue;
+        }
         uint8_t *end = v->c->dtype == TFN_INT64
                            ? tfn__put_int64s(v->stage, (const int64_t *)v->c->values + b, e - b)
                            : tfn__put_int32s(v->stage, (const int32_t *)v->c->values + b, e - b);
@@ -408,10 +416,13 @@ int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n, voi
         scratch_free(&s);
         return rc;
     }
+    /* bytes used are counted apart from p: dst may be NULL when nothing is written,
+     * and NULL - NULL is undefined in C */
     uint8_t *start = dst, *p = start;
+    size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         if (offsets)
-            offsets[i] = (uint64_t)(p - start);
+            offsets[i] = used;
         if (!ncolumns)
             continue;
         uint64_t features;
@@ -420,18 +431,18 @@ int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n, voi
             rc = too_big(i, size, err);
             break;
         }
-        size_t used = (size_t)(p - start);
         if (size > cap - used) {
             rc = buffer_too_small(&s, ncolumns, i, n, used, cap, written, err);
             break;
         }
         p = write_example(p, s.cols, ncolumns, i, s.payloads, features);
+        used = (size_t)(p - start);
     }
     scratch_free(&s);
     if (rc)
         return rc;
     if (offsets)
-        offsets[n] = (uint64_t)(p - start);
-    *written = (size_t)(p - start);
+        offsets[n] = used;
+    *written = used;
     return TFN_OK;
 }
