@@ -261,15 +261,16 @@ static int reference_example(tfn_example *ex, const tfn_column *cols, size_t nco
         row_of(c, i, &b, &e);
         size_t m = e - b;
         int rc = TFN_OK;
+        /* values may be NULL when the column has none: no pointer arithmetic on it */
         if (c->dtype == TFN_INT64) {
-            rc = tfn_example_set_int64s(ex, c->key, c->key_len, (const int64_t *)c->values + b,
-                                        m, NULL);
+            rc = tfn_example_set_int64s(ex, c->key, c->key_len,
+                                        m ? (const int64_t *)c->values + b : NULL, m, NULL);
         } else if (c->dtype == TFN_INT32) {
-            rc = tfn_example_set_int32s(ex, c->key, c->key_len, (const int32_t *)c->values + b,
-                                        m, NULL);
+            rc = tfn_example_set_int32s(ex, c->key, c->key_len,
+                                        m ? (const int32_t *)c->values + b : NULL, m, NULL);
         } else if (c->dtype == TFN_FLOAT32) {
-            rc = tfn_example_set_floats(ex, c->key, c->key_len, (const float *)c->values + b, m,
-                                        NULL);
+            rc = tfn_example_set_floats(ex, c->key, c->key_len,
+                                        m ? (const float *)c->values + b : NULL, m, NULL);
         } else if (c->dtype == TFN_FLOAT64) {
             float *f = malloc((m ? m : 1) * sizeof *f);
             for (size_t k2 = 0; k2 < m; k2++)
@@ -548,6 +549,40 @@ static void test_random_batches_match_builder(void)
     }
 }
 
+/* A column with no values at all may leave `values` NULL (the Python bindings pass
+ * NULL for an empty array): no pointer is formed from it, staged or not. Also dst NULL
+ * with nothing to write. (NULL + 0 is undefined in C; clang's UBSan reports it.) */
+static void test_empty_columns_with_null_values(void)
+{
+    enum { EN = 3 };
+    static const size_t staged_rows[EN] = {2, 0, 1};
+    int64_t empty_splits[EN + 1] = {0, 0, 0, 0};
+    gen_col g;
+    gen_col_make(&g, "staged", TFN_INT64, EN, staged_rows, 0);
+    tfn_column cols[6] = {
+        g.c,
+        {"e64", 3, TFN_INT64, NULL, 0, empty_splits, NULL},
+        {"e32", 3, TFN_INT32, NULL, 0, NULL, NULL},
+        {"ef", 2, TFN_FLOAT32, NULL, 0, NULL, NULL},
+        {"ed", 2, TFN_FLOAT64, NULL, 0, empty_splits, NULL},
+        {"eb", 2, TFN_BYTES, NULL, 0, empty_splits, empty_splits},
+    };
+    check_batch(cols, 6, EN);
+    check_batch(&cols[1], 5, EN);
+    gen_col_free(&g);
+    /* nothing to write: no columns, or no examples */
+    uint64_t offsets[EN + 1] = {9, 9, 9, 9};
+    size_t written = 9;
+    tfn_error err;
+    CHECK_EQ_INT(tfn_encode_columns(NULL, 0, EN, NULL, 0, offsets, &written, &err), TFN_OK);
+    CHECK_EQ_INT(written, 0);
+    CHECK_EQ_INT(offsets[0], 0);
+    CHECK_EQ_INT(offsets[EN], 0);
+    written = 9;
+    CHECK_EQ_INT(tfn_encode_columns(&cols[1], 1, 0, NULL, 0, offsets, &written, &err), TFN_OK);
+    CHECK_EQ_INT(written, 0);
+}
+
 /* Address space for `count` elements of `size` bytes that faults on any access: a
  * column over it is a real array of that length, and reading it would crash. */
 static void *reserve_unreadable(size_t count, size_t size)
@@ -645,5 +680,6 @@ int main(void)
     RUN(test_short_caps_with_wide_rows);
     RUN(test_random_batches_match_builder);
     RUN(test_rows_over_2gib_are_limit);
+    RUN(test_empty_columns_with_null_values);
     return harness_finish();
 }
