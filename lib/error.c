@@ -15,6 +15,10 @@ void tfn__clear_error(tfn_error *err)
     }
 }
 
+/* format(printf, 2, 0): fmt is checked at the variadic callers; clang's
+ * -Wformat-nonliteral then accepts the vsnprintf below. */
+static void set_message(tfn_error *err, const char *fmt, va_list ap) TFN_PRINTF(2, 0);
+
 static void set_message(tfn_error *err, const char *fmt, va_list ap)
 {
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
