@@ -164,7 +164,10 @@ fuzz:
 	  mkdir -p build/fuzz/corpus_$$n; \
 	  echo "== fuzzing $$n for $(FUZZ_SECONDS) s"; \
 	  build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=30 -print_final_stats=1 \
-	    -artifact_prefix=build/fuzz/crash_$$n- build/fuzz/corpus_$$n test/fuzz/corpus/$$n || exit 1; \
+	    -artifact_prefix=build/fuzz/crash_$$n- build/fuzz/corpus_$$n test/fuzz/corpus/$$n \
+	    > build/fuzz/$$n.log 2>&1 || { tail -n 80 build/fuzz/$$n.log; exit 1; }; \
+	  if [ "$(FUZZ_QUIET)" = 1 ]; then grep -E '^(Done|stat::(number_of_executed|peak|new_units))|cov:' build/fuzz/$$n.log | tail -n 5; \
+	  else cat build/fuzz/$$n.log; fi; \
 	done
 
 # CI: every harness for a short, bounded time (one core each, in turn); any crash, leak,
@@ -172,7 +175,7 @@ fuzz:
 # folder (installs clang through ensure-deps.sh).
 FUZZ_SMOKE_SECONDS ?= 20
 fuzz-smoke:
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_QUIET=1
 
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: test/requirements.txt
