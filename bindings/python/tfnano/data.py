@@ -44,18 +44,21 @@ def _flatten(s):
 
 
 def _pack(template, leaves):
-    it = iter(leaves)
+    return _build(template, iter(leaves))
 
-    def build(t):
-        if isinstance(t, dict):
-            vals = {k: build(t[k]) for k in sorted(t)}
-            return type(t)((k, vals[k]) for k in t) if type(t) is not dict else \
-                {k: vals[k] for k in t}
-        if isinstance(t, tuple):
-            vals = [build(v) for v in t]
-            return type(t)(*vals) if _is_namedtuple(t) else tuple(vals)
-        return next(it)
-    return build(template)
+
+def _build(t, it):
+    # A module-level function on purpose: a nested recursive closure refers to itself
+    # through its cell, and that cycle kept every element's leaves (whole batches)
+    # alive until the garbage collector ran.
+    if isinstance(t, dict):
+        vals = {k: _build(t[k], it) for k in sorted(t)}
+        return type(t)((k, vals[k]) for k in t) if type(t) is not dict else \
+            {k: vals[k] for k in t}
+    if isinstance(t, tuple):
+        vals = [_build(v, it) for v in t]
+        return type(t)(*vals) if _is_namedtuple(t) else tuple(vals)
+    return next(it)
 
 
 def _map_structure(fn, s):
