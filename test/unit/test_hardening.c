@@ -135,31 +135,11 @@ static void deflate_to(const tbuf *src, int window_bits, tbuf *out)
     deflateEnd(&zs);
 }
 
-typedef struct mem_source {
-    const uint8_t *p;
-    size_t n, pos;
-} mem_source;
-
-/* A callback back end that hands out at most 1000 bytes per read. */
-static int64_t mem_read(void *ctx, void *buf, size_t len)
-{
-    mem_source *s = (mem_source *)ctx;
-    size_t k = s->n - s->pos;
-    if (k > len)
-        k = len;
-    if (k > 1000)
-        k = 1000;
-    if (k)
-        memcpy(buf, s->p + s->pos, k);
-    s->pos += k;
-    return (int64_t)k;
-}
-
 enum { KIND_MEM, KIND_FILE, KIND_IO, KINDS };
 
 static const char *const kind_names[KINDS] = {"memory", "file", "callback"};
 
-static int open_kind(int kind, const tbuf *data, const char *path, mem_source *src,
+static int open_kind(int kind, const tbuf *data, const char *path, chunked_src *src,
                      const tfn_record_reader_options *o, const tfn_alloc *a,
                      tfn_record_reader **r, tfn_error *err)
 {
@@ -167,8 +147,8 @@ static int open_kind(int kind, const tbuf *data, const char *path, mem_source *s
         return tfn_record_reader_open_mem(data->p, data->n, o, a, r, err);
     if (kind == KIND_FILE)
         return tfn_record_reader_open(path, o, a, r, err);
-    *src = (mem_source){data->p, data->n, 0};
-    tfn_io io = {.read = mem_read, .ctx = src};
+    *src = (chunked_src){data->p, data->n, 0, 1000}; /* at most 1000 bytes per read */
+    tfn_io io = {.read = chunked_read, .ctx = src};
     return tfn_record_reader_open_io(&io, o, a, r, err);
 }
 
@@ -200,7 +180,7 @@ static void check_claim(uint64_t claimed)
                 o.compression = compressions[ci];
                 o.on_damage = skip ? TFN_ON_DAMAGE_SKIP : TFN_ON_DAMAGE_RAISE;
                 tfn_record_reader *r = NULL;
-                mem_source src;
+                chunked_src src;
                 tfn_error err;
                 REQUIRE(open_kind(kind, data, path, &src, &o, &a, &r, &err) == TFN_OK);
                 const uint8_t *p;
@@ -288,7 +268,7 @@ static void test_record_buffer_grows_with_data_only(void)
     REQUIRE(fill);
     tbuf_put(&b, fill, more);
     free(fill);
-    mem_source src;
+    chunked_src src;
     for (int kind = KIND_FILE; kind <= KIND_IO; kind++) {
         char path[64];
         temp_path(path, sizeof path);
@@ -716,7 +696,7 @@ static void test_batch_read_ahead_error_after_buffered_records(void)
         memset(&by_next, 0, sizeof by_next);
         tfn_record_reader *r = NULL;
         tfn_error err;
-        mem_source src;
+        chunked_src src;
         REQUIRE(open_kind(chunk_reads ? KIND_IO : KIND_MEM, &z, NULL, &src, &o, NULL, &r,
                           &err) == TFN_OK);
         tread_run(r, &by_next);
@@ -754,7 +734,7 @@ static outcome read_outcome(const tbuf *data, int kind, int compression, int ski
     o.buffer_size = bufsize;
     tfn_record_reader *r = NULL;
     tfn_error err;
-    mem_source src;
+    chunked_src src;
     outcome out = {0, TFN_E_INVALID_ARG, 0, 0};
     if (open_kind(kind, data, NULL, &src, &o, NULL, &r, &err) != TFN_OK)
         return out;

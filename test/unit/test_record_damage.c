@@ -46,25 +46,6 @@ static int which(const uint8_t *p, size_t n)
     return -1;
 }
 
-/* Reading through callbacks with a tiny buffer exercises the refilling window. */
-typedef struct memsrc {
-    const uint8_t *p;
-    size_t n, pos;
-} memsrc;
-
-static int64_t src_read(void *ctx, void *buf, size_t len)
-{
-    memsrc *s = (memsrc *)ctx;
-    size_t n = s->n - s->pos;
-    if (n > len)
-        n = len;
-    if (n > 9)
-        n = 9;
-    memcpy(buf, s->p + s->pos, n);
-    s->pos += n;
-    return (int64_t)n;
-}
-
 /* Reads `data` with the given policy, via memory (mode 0) or callbacks with a 64-byte
  * buffer (mode 1); records the original index of each record returned. */
 typedef struct outcome {
@@ -85,8 +66,9 @@ static void read_stream(const uint8_t *data, size_t len, int compression, int sk
     opt.compression = compression;
     opt.on_damage = skip ? TFN_ON_DAMAGE_SKIP : TFN_ON_DAMAGE_RAISE;
     tfn_record_reader *r = NULL;
-    memsrc src = {data, len, 0};
-    tfn_io io = {src_read, NULL, NULL, NULL, NULL, &src};
+    /* Through callbacks with a tiny buffer: the refilling window. */
+    chunked_src src = {data, len, 0, 9};
+    tfn_io io = {chunked_read, NULL, NULL, NULL, NULL, &src};
     if (mode == 0) {
         o->rc = tfn_record_reader_open_mem(data, len, &opt, NULL, &r, &o->err);
     } else {

@@ -53,6 +53,27 @@ static inline void tbuf_free(tbuf *b)
     b->n = b->cap = 0;
 }
 
+/* A tfn_io read back end over memory that hands out at most `chunk` bytes per call,
+ * so readers meet short reads and refill their buffers mid-record. */
+typedef struct chunked_src {
+    const uint8_t *p;
+    size_t n, pos, chunk;
+} chunked_src;
+
+static inline int64_t chunked_read(void *ctx, void *buf, size_t len)
+{
+    chunked_src *s = (chunked_src *)ctx;
+    size_t k = s->n - s->pos;
+    if (k > len)
+        k = len;
+    if (k > s->chunk)
+        k = s->chunk;
+    if (k)
+        memcpy(buf, s->p + s->pos, k);
+    s->pos += k;
+    return (int64_t)k;
+}
+
 /* Payloads read back, concatenated, with their lengths. */
 typedef struct tread {
     tbuf data;

@@ -58,26 +58,39 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static void test_shared_spec_many_parsers(void)
+/* Compiles the shared spec (a FixedLenSequence "ids") and encodes RECORDS examples
+ * into `records`: example i holds 1 + (i * len_step) % LEN values, value t being
+ * i * row_scale + t * step. @return 0, or -1 when something failed. */
+static int make_shared_records(int len_step, int64_t row_scale, int64_t step)
 {
     tfn_feature_config cfg = {.key = "ids", .key_len = 3, .type = TFN_FIXED_LEN_SEQUENCE,
                               .dtype = TFN_INT64, .allow_missing = 1};
-    REQUIRE(tfn_spec_new(&cfg, 1, NULL, &shared_spec, NULL) == TFN_OK);
+    if (tfn_spec_new(&cfg, 1, NULL, &shared_spec, NULL) != TFN_OK)
+        return -1;
     int64_t values[RECORDS * LEN];
     int64_t splits[RECORDS + 1];
     splits[0] = 0;
     for (int i = 0; i < RECORDS; i++) {
-        int n = 1 + (i * 7) % LEN;
+        int n = 1 + (i * len_step) % LEN;
         for (int t = 0; t < LEN; t++)
-            expected[i][t] = (int64_t)i * 100000 + t * 131;
+            expected[i][t] = (int64_t)i * row_scale + t * step;
         memcpy(values + splits[i], expected[i], (size_t)n * sizeof(int64_t));
         splits[i + 1] = splits[i] + n;
     }
     tfn_column col = {"ids", 3, TFN_INT64, values, 0, splits, NULL};
     uint64_t total;
-    REQUIRE(tfn_encode_columns_size(&col, 1, RECORDS, NULL, &total, NULL) == TFN_OK);
+    if (tfn_encode_columns_size(&col, 1, RECORDS, NULL, &total, NULL) != TFN_OK)
+        return -1;
     records = malloc(total);
-    REQUIRE(tfn_encode_columns(&col, 1, RECORDS, records, total, offsets, NULL, NULL) == TFN_OK);
+    if (!records)
+        return -1;
+    return tfn_encode_columns(&col, 1, RECORDS, records, total, offsets, NULL, NULL) == TFN_OK
+               ? 0 : -1;
+}
+
+static void test_shared_spec_many_parsers(void)
+{
+    REQUIRE(make_shared_records(7, 100000, 131) == 0);
     pthread_t threads[THREADS];
     job jobs[THREADS];
     for (int t = 0; t < THREADS; t++) {
@@ -255,24 +268,7 @@ static void *frame_worker(void *arg)
  * memory, and parsers sharing one spec, all running at once. */
 static void test_readers_writers_and_parsers_at_once(void)
 {
-    tfn_feature_config cfg = {.key = "ids", .key_len = 3, .type = TFN_FIXED_LEN_SEQUENCE,
-                              .dtype = TFN_INT64, .allow_missing = 1};
-    REQUIRE(tfn_spec_new(&cfg, 1, NULL, &shared_spec, NULL) == TFN_OK);
-    int64_t values[RECORDS * LEN];
-    int64_t splits[RECORDS + 1];
-    splits[0] = 0;
-    for (int i = 0; i < RECORDS; i++) {
-        int n = 1 + (i * 11) % LEN;
-        for (int t = 0; t < LEN; t++)
-            expected[i][t] = (int64_t)i * 7919 - t * 3;
-        memcpy(values + splits[i], expected[i], (size_t)n * sizeof(int64_t));
-        splits[i + 1] = splits[i] + n;
-    }
-    tfn_column col = {"ids", 3, TFN_INT64, values, 0, splits, NULL};
-    uint64_t total;
-    REQUIRE(tfn_encode_columns_size(&col, 1, RECORDS, NULL, &total, NULL) == TFN_OK);
-    records = malloc(total);
-    REQUIRE(tfn_encode_columns(&col, 1, RECORDS, records, total, offsets, NULL, NULL) == TFN_OK);
+    REQUIRE(make_shared_records(11, 7919, -3) == 0);
 
     tbuf frames = {0};
     uint8_t buf[700];
