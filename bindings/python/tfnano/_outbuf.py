@@ -76,22 +76,15 @@ class Carver:
 
     def add(self, shape, dtype):
         dtype = np.dtype(dtype)
-        count = 1
-        for d in shape:
-            count *= int(d)
-        self._specs.append((tuple(shape), dtype, self._total))
-        self._total += -(-count * dtype.itemsize // ALIGN) * ALIGN
+        shape = tuple(int(d) for d in shape)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        self._specs.append((shape, dtype, self._total, nbytes))
+        self._total += -(-nbytes // ALIGN) * ALIGN
         return len(self._specs) - 1
 
     def arrays(self):
         if self._total < MIN_BYTES:
-            return [np.empty(shape, dtype) for shape, dtype, _ in self._specs]
+            return [np.empty(shape, dtype) for shape, dtype, _, _ in self._specs]
         block = POOL.take(self._total)
-        out = []
-        for shape, dtype, offset in self._specs:
-            count = 1
-            for d in shape:
-                count *= d
-            nbytes = count * dtype.itemsize
-            out.append(block[offset:offset + nbytes].view(dtype).reshape(shape))
-        return out
+        return [block[offset:offset + nbytes].view(dtype).reshape(shape)
+                for shape, dtype, offset, nbytes in self._specs]
