@@ -45,15 +45,17 @@ endif
 SANFLAGS += $(FUZZ_FLAGS)
 B := build/$(MODE)
 
-LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -Ilib -Ilib/proto -I$(NANOPB_INC) \
+LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -I$(NANOPB_INC) \
               $(PB_FLAGS) -MMD -MP $(SANFLAGS)
-LIB_SRC := $(sort $(wildcard lib/*.c)) lib/proto/example.pb.c
+# lib/ has one folder per job (base <- example, record, pad <- pipeline); each folder
+# includes only its own headers and those of the folders below it.
+LIB_SRC := $(sort $(wildcard lib/*/*.c)) lib/example/proto/example.pb.c
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/nanopb.o
 LIBS    := -lz -lm
 
 TEST_SRC  := $(sort $(wildcard test/unit/test_*.c))
 TEST_BIN  := $(patsubst test/unit/%.c,$(B)/test/%,$(TEST_SRC))
-TEST_CFLAGS := -std=c11 -Iinclude -Ilib -Itest -MMD -MP $(SANFLAGS) -D_POSIX_C_SOURCE=200809L
+TEST_CFLAGS := -std=c11 -Iinclude -Ilib/base -Itest -MMD -MP $(SANFLAGS) -D_POSIX_C_SOURCE=200809L
 FUZZ_NAMES := $(patsubst test/fuzz/fuzz_%.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
 REPLAY_BIN := $(patsubst %,$(B)/fuzz/replay_%,$(FUZZ_NAMES))
 FUZZ_SECONDS ?= 60
@@ -79,7 +81,7 @@ help:
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc"
-	@echo "make proto      regenerate lib/proto/example.pb.[ch] with nanopb_generator"
+	@echo "make proto      regenerate lib/example/proto/example.pb.[ch] with nanopb_generator"
 
 lib: $(B)/libtfnano.a $(B)/$(SONAME)
 
@@ -91,7 +93,7 @@ $(B)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(LIBWARN) $(CFLAGS) -c $< -o $@
 
 # Generated code follows nanopb's own style: build it without -Wconversion.
-$(B)/lib/proto/example.pb.o: lib/proto/example.pb.c
+$(B)/lib/example/proto/example.pb.o: lib/example/proto/example.pb.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -195,7 +197,7 @@ test: deps
 # The Python package, installed editable into the test venv (the cffi extension is
 # rebuilt when the C sources change; Python files are used in place).
 PY_STAMP := $(VENV)/.tfnano-stamp
-$(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*.h) include/tfnano.h lib/nanopb.syms \
+$(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*/*.h) include/tfnano.h lib/nanopb.syms \
              bindings/python/build_ffi.py bindings/python/cdef.py pyproject.toml setup.py
 	$(VENV_PY) -m pip install -q --no-build-isolation --no-deps -e .
 	@touch $@
@@ -229,15 +231,15 @@ bench: deps
 	test/bench/run.sh
 
 proto:
-	cd lib/proto && nanopb_generator.py -I. -f example.options example.proto
+	cd lib/example/proto && nanopb_generator.py -I. -f example.options example.proto
 
 # The committed generated code must be what the installed generator makes.
 proto-check:
 	@rm -rf build/proto-check && mkdir -p build/proto-check
-	@cp lib/proto/example.proto lib/proto/example.options build/proto-check/
+	@cp lib/example/proto/example.proto lib/example/proto/example.options build/proto-check/
 	@cd build/proto-check && nanopb_generator.py -q -I. -f example.options example.proto
-	@diff -u lib/proto/example.pb.h build/proto-check/example.pb.h && diff -u lib/proto/example.pb.c build/proto-check/example.pb.c
-	@echo "proto-check: lib/proto/example.pb.[ch] match nanopb_generator's output"
+	@diff -u lib/example/proto/example.pb.h build/proto-check/example.pb.h && diff -u lib/example/proto/example.pb.c build/proto-check/example.pb.c
+	@echo "proto-check: lib/example/proto/example.pb.[ch] match nanopb_generator's output"
 
 install: lib
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)

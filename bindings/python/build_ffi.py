@@ -2,7 +2,7 @@
 
 Used by setup.py (`cffi_modules=["bindings/python/build_ffi.py:ffibuilder"]`), so
 `pip install .` needs no make step. The C library is compiled into the extension:
-every lib/*.c plus the generated lib/proto/example.pb.c, with nanopb's runtime from
+every lib/<job>/*.c plus the generated lib/example/proto/example.pb.c, with nanopb's runtime from
 Debian/Ubuntu's libnanopb-dev merged in under renamed symbols (tfn__pb_*), exactly as
 the Makefile does, so the wheel needs no nanopb at run time. The cdef is cut from
 include/tfnano.h (bindings/python/cdef.py), so the binding and the header cannot
@@ -109,8 +109,8 @@ extern "Python" {
 
 
 def lib_sources():
-    srcs = sorted(glob.glob(os.path.join(ROOT, "lib", "*.c")))
-    srcs.append(os.path.join(ROOT, "lib", "proto", "example.pb.c"))
+    srcs = sorted(glob.glob(os.path.join(ROOT, "lib", "*", "*.c")))
+    srcs.append(os.path.join(ROOT, "lib", "example", "proto", "example.pb.c"))
     return [_rel(s) for s in srcs]
 
 
@@ -128,7 +128,7 @@ def make_builder(extra_sources=(), module="tfnano._native"):
         '#include "tfnano.h"\n',
         sources=lib_sources() + list(extra_sources),
         include_dirs=[_rel(os.path.join(ROOT, d))
-                      for d in ("include", "lib", "lib/proto")]
+                      for d in ("include",)]
         + [nanopb_inc],
         extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden",
                             "-include", _rel(os.path.join(ROOT, "lib", "nanopb_rename.h"))]

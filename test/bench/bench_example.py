@@ -1,6 +1,6 @@
 """W1/W2 Example encode/parse as seen from Python, in one run: the tfnano C library
 called through cffi (ABI mode, test/python/tfn_abi.py: no package build needed), the
-protobuf `example_pb2` way (generated from lib/proto/example.proto) with numpy
+protobuf `example_pb2` way (generated from lib/example/proto/example.proto) with numpy
 conversion, and TensorFlow's own tf.train.Example / tf.io.parse_example when
 TensorFlow is importable (it is skipped cleanly otherwise).
 

@@ -219,7 +219,7 @@ def main(argv=None):
         add("pipeline", "TensorFlow TFRecordDataset.batch.map(parse_example)",
             best(tf_pipeline, args.repeat), n)
 
-    # ---- W3 pad (tfnano: one tfn_pad call per batch of sequences, lib/pad.c)
+    # ---- W3 pad (tfnano: one tfn_pad call per batch of sequences, lib/pad/pad.c)
     seqs = w3_sequences(args.w3)
     lists = [s.tolist() for s in seqs]
     add("W3 pad", "tfnano pad_sequences (keras API), int32 arrays",

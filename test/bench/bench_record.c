@@ -26,7 +26,7 @@
 #include "datagen.h"
 #include "tfnano.h"
 
-/* From lib/crc32c_internal.h (linked from libtfnano.a): the two CRC loops. */
+/* From lib/base/crc32c_internal.h (linked from libtfnano.a): the two CRC loops. */
 uint32_t tfn__crc32c_sw(uint32_t reg, const uint8_t *p, size_t n);
 uint32_t tfn__crc32c_hw(uint32_t reg, const uint8_t *p, size_t n);
 _Bool tfn__crc32c_hw_available(void);

@@ -1,6 +1,6 @@
 // peer_protobuf.cc - the C++ libprotobuf peer (see peer_protobuf.h). Built by
 // test/bench/run.sh against Debian's libprotobuf-dev, with example.pb.{h,cc} that
-// protoc generates from lib/proto/example.proto at build time.
+// protoc generates from lib/example/proto/example.proto at build time.
 #include "peer_protobuf.h"
 
 #include <cstring>

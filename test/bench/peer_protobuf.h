@@ -2,7 +2,7 @@
  * peer_protobuf.h - the C++ libprotobuf peer of the benchmarks (peer_protobuf.cc),
  * callable from C. It does what a careful C++ user of Debian's libprotobuf would:
  * messages on a reused Arena (one big initial block, Reset() per example), generated
- * code from lib/proto/example.proto, map lookups by key, copies into dense arrays.
+ * code from lib/example/proto/example.proto, map lookups by key, copies into dense arrays.
  * Every function returns 0, or -1 with a short reason in peer_last_error().
  */
 #ifndef TFN_BENCH_PEER_PROTOBUF_H

@@ -49,7 +49,7 @@ peer_objs=()
 build_peer() {
     [ ${#peer_objs[@]} -eq 0 ] || return 0
     test/tools/ensure-deps.sh libprotobuf-dev protobuf-compiler g++
-    protoc -Ilib/proto --cpp_out="$GEN" lib/proto/example.proto
+    protoc -Ilib/example/proto --cpp_out="$GEN" lib/example/proto/example.proto
     local pbflags
     pbflags=$(pkg-config --cflags protobuf)
     $CXX -std=c++17 -O2 -g $pbflags -I"$GEN" -c "$GEN/example.pb.cc" -o "$OUT/example.pb.o"
@@ -108,7 +108,7 @@ if [ -z "${BENCH_NO_PYTHON:-}" ]; then
         py=${py:-python3}
     fi
     if command -v protoc >/dev/null; then
-        protoc -Ilib/proto --python_out="$GEN" lib/proto/example.proto
+        protoc -Ilib/example/proto --python_out="$GEN" lib/example/proto/example.proto
     fi
     for s in "${PY_BENCHES[@]}"; do
         selected "$s" || continue

@@ -146,7 +146,7 @@ static void test_column_errors(void)
 
 /* ---- the staging area's fallback, running out of room, random batches, limits ---- */
 
-/* lib/encode_columns.c stages a column's rows when its longest row fits in what is
+/* lib/example/encode_columns.c stages a column's rows when its longest row fits in what is
  * left of 256 KiB at 10 bytes a value (columns in key order): 26214 values alone. */
 enum { STAGE_ROW_MAX = 256 * 1024 / 10, GUARD = 64 };
 

@@ -5,7 +5,7 @@
 #ifndef TFN_PAD_INTERNAL_H
 #define TFN_PAD_INTERNAL_H
 
-#include "tfn_internal.h"
+#include "../base/tfn_internal.h"
 
 /* Checks dtype, NULL/alignment rules and offsets[0] <= count of `in` (not the rows:
  * each caller checks the rows it reads, see tfn__pad_check_row). `fn` names the

@@ -6,8 +6,8 @@
 #ifndef TFN_RECORD_INTERNAL_H
 #define TFN_RECORD_INTERNAL_H
 
-#include "crc32c_internal.h"
-#include "tfn_internal.h"
+#include "../base/crc32c_internal.h"
+#include "../base/tfn_internal.h"
 
 #include <zlib.h>
 

@@ -1,11 +1,6 @@
-"""``tf.io``: feature configs, Example parsing, TFRecord writing, gfile."""
+"""``tf.io.gfile``: file helpers for local paths and, through fsspec, URLs."""
 import glob as _glob
 import os as _os
-
-from ._parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
-                       parse_example, parse_single_example)
-from ._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
-                      TFRecordWriter, tf_record_iterator)
 
 
 class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
@@ -45,8 +40,3 @@ class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
     @staticmethod
     def GFile(name, mode="r"):  # noqa: N802
         return open(name, mode)
-
-
-__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
-           "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
-           "TFRecordWriter", "tf_record_iterator", "gfile"]

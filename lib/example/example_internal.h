@@ -9,8 +9,8 @@
 #ifndef TFN_EXAMPLE_INTERNAL_H
 #define TFN_EXAMPLE_INTERNAL_H
 
-#include "example.pb.h"
-#include "tfn_internal.h"
+#include "proto/example.pb.h"
+#include "../base/tfn_internal.h"
 
 /* Tag bytes, from the generated schema: (field number << 3) | wire type. */
 #define TFN_TAG(field, wt) ((uint8_t)(((field) << 3) | (wt)))

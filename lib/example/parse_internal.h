@@ -5,7 +5,7 @@
 #ifndef TFN_PARSE_INTERNAL_H
 #define TFN_PARSE_INTERNAL_H
 
-#include "tfn_internal.h"
+#include "../base/tfn_internal.h"
 
 /* One compiled feature config. */
 typedef struct tfn__dense {

@@ -1,0 +1,11 @@
+"""``tf.io``: feature configs, Example parsing, TFRecord writing, gfile."""
+from .._parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
+                        parse_example, parse_single_example)
+from .._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
+                       TFRecordWriter, tf_record_iterator)
+from .gfile import gfile  # noqa: F401
+
+
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
+           "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
+           "TFRecordWriter", "tf_record_iterator", "gfile"]
