@@ -149,6 +149,7 @@ class _Spec:
     """A compiled tfn_spec plus the output layout of each feature."""
 
     def __init__(self, configs, out_int32=(), maxlen=None, masks=False):
+        self._init_args = (configs, tuple(out_int32), maxlen, masks)
         self.configs = configs
         n = len(configs)
         cfg = ffi.new("tfn_feature_config[]", n)
@@ -198,6 +199,10 @@ class _Spec:
         self.maxlen = maxlen
         self.masks = masks
         self._local = threading.local()
+
+    def __reduce__(self):
+        # The C spec and per-thread parsers are rebuilt from the validated configs.
+        return (_Spec, self._init_args)
 
     def parser(self):
         p = getattr(self._local, "p", None)
@@ -489,6 +494,13 @@ class Parser:
                               bool(masks))
         self.num_threads = max(1, int(num_threads or 1))
         self._pool = None
+        self._init_args = (dict(features), int32 if int32 in (True, False) else keys,
+                           maxlen, masks, num_threads)
+
+    def __reduce__(self):
+        # Pickles as its arguments (DataLoader workers started with spawn or
+        # forkserver get a copy): the C spec is compiled again on load.
+        return (Parser, self._init_args)
 
     def parse(self, serialized, names=None):
         """Parses a batch of serialized Examples -> {key: ndarray}."""
