@@ -330,7 +330,16 @@ TFN_API int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_
 
 typedef enum tfn_feature_type {
     TFN_FIXED_LEN = 0,          /* tf.io.FixedLenFeature */
-    TFN_FIXED_LEN_SEQUENCE = 1  /* tf.io.FixedLenSequenceFeature */
+    TFN_FIXED_LEN_SEQUENCE = 1, /* tf.io.FixedLenSequenceFeature */
+    /* Every value of each example, any count, none when missing: tf.io.VarLenFeature
+     * and the keys SparseFeature and RaggedFeature read (TF's "sparse" and "ragged"
+     * features, which share the rules and texts below). shape/rank, default_value and
+     * allow_missing must be NULL / 0. Output: the values of all examples back to back
+     * plus row splits (see tfn_parser_row_splits()). Its errors follow TF's sparse
+     * path: "Data types don't match. Expected type: int64, Actual type: float"; a
+     * kind-less Feature is an empty list (in batch mode it also hides earlier
+     * entries of the same key, as in TF). */
+    TFN_VAR_LEN = 2
 } tfn_feature_type;
 
 /* One feature to parse. `shape` holds `rank` dimensions; a dimension of -1 means
@@ -415,8 +424,22 @@ TFN_API int tfn_parser_scan(tfn_parser *p, const tfn_bytes *records, size_t n,
  * batch (TensorFlow's padded length T), or 1 for FixedLen features. */
 TFN_API size_t tfn_parser_max_rows(const tfn_parser *p, size_t j);
 
-/* After a successful scan: the row count of feature j in example i (0 when missing). */
+/* After a successful scan: the row count of feature j in example i (0 when missing).
+ * For a TFN_VAR_LEN feature: its number of values in example i (and max_rows above is
+ * the largest such count in the batch, TF's dense_shape[1]). */
 TFN_API size_t tfn_parser_rows(const tfn_parser *p, size_t j, size_t i);
+
+/* After a successful scan: the number of values feature j holds in the whole batch
+ * (TFN_VAR_LEN: the sum over examples; others: n * rows * stride as filled with
+ * max_rows -1), the capacity its output needs. 0 before a scan or for a bad j. */
+TFN_API size_t tfn_parser_total(const tfn_parser *p, size_t j);
+
+/* After a successful scan, for a TFN_VAR_LEN feature j: writes the n + 1 row splits
+ * of the batch to `splits` (splits[0] = 0; example i's values are
+ * values[splits[i] .. splits[i+1]) of its filled output).
+ * @return TFN_OK, TFN_E_INVALID_ARG (no scan, bad j, not TFN_VAR_LEN, NULL splits). */
+TFN_API int tfn_parser_row_splits(const tfn_parser *p, size_t j, int64_t *splits,
+                                  tfn_error *err);
 
 /* Where feature j's values go.
  *   values: row-major dense array of the feature's out dtype (int64_t, int32_t,
@@ -429,7 +452,11 @@ TFN_API size_t tfn_parser_rows(const tfn_parser *p, size_t j, size_t i);
  *   max_rows: -1 for TensorFlow's behaviour (pad to the batch's longest).
  *   lengths: optional, n entries: the rows each example really had (before
  *     truncation). mask: optional, n * rows bytes: 1 for a real row, 0 for padding.
- * NULL values skip the feature. */
+ * TFN_VAR_LEN features: values holds tfn_parser_total() elements, every example's
+ *   values back to back in example order (see tfn_parser_row_splits()); max_rows
+ *   and mask are ignored and lengths gets each example's number of values.
+ * NULL values skip the feature (a TFN_VAR_LEN feature with no values at all still
+ * needs a non-NULL values pointer to get its lengths). */
 typedef struct tfn_output {
     void *values;
     size_t capacity;

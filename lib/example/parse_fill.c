@@ -288,6 +288,33 @@ static int decode_values(const tfn_parser *p, size_t j, size_t i, const tfn__slo
     }
 }
 
+/* A VarLen feature: every example's values back to back, with row splits. */
+static int fill_var_len(tfn_parser *p, size_t j, const tfn_output *o, tfn_error *err)
+{
+    const tfn__dense *d = &p->spec->dense[j];
+    size_t n = p->n, es = out_elem_size(d->out_dtype);
+    size_t total = tfn_parser_total(p, j);
+    if (total > o->capacity)
+        return tfn__fail(err, TFN_E_BUF_TOO_SMALL,
+                         "output for feature %s holds %zu elements but %zu are needed "
+                         "(the values of %zu examples)",
+                         d->key, o->capacity, total, n);
+    uint8_t *dst = o->values;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tfn__slot *s = &p->slots[i * p->spec->n + j];
+        if (s->count) {
+            int rc = decode_values(p, j, i, s, dst + at * es, s->count, err);
+            if (rc)
+                return rc;
+        }
+        at += s->count;
+        if (o->lengths)
+            o->lengths[i] = (int64_t)s->count;
+    }
+    return TFN_OK;
+}
+
 static int fill_feature(tfn_parser *p, size_t j, const tfn_output *o, tfn_error *err)
 {
     const tfn__dense *d = &p->spec->dense[j];
@@ -350,7 +377,8 @@ int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err)
     for (size_t j = 0; j < p->spec->n; j++) {
         if (!outputs[j].values)
             continue;
-        int rc = fill_feature(p, j, &outputs[j], err);
+        int rc = p->spec->dense[j].type == TFN_VAR_LEN ? fill_var_len(p, j, &outputs[j], err)
+                                                       : fill_feature(p, j, &outputs[j], err);
         if (rc)
             return rc;
     }

@@ -426,8 +426,14 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
     tfn_parser *p = c->p;
     const tfn__dense *d = &p->spec->dense[j];
     tfn__slot *slot = &p->slots[i * p->spec->n + j];
-    if (e->value_len == 0)
-        return TFN_OK; /* a Feature with no kind counts as missing */
+    bool var_len = d->type == TFN_VAR_LEN;
+    if (e->value_len == 0) {
+        /* A Feature with no kind counts as missing; TF's batch path marks a VarLen
+         * key seen by it, so that earlier entries of the key are ignored. */
+        if (var_len && !c->single && p->seen[j] != i + 1)
+            p->seen[j] = i + 1;
+        return TFN_OK;
+    }
     uint8_t kind_byte = e->value[0];
     int dtype = kind_byte == TAG_FEATURE_BYTES   ? TFN_BYTES
                 : kind_byte == TAG_FEATURE_FLOAT ? TFN_FLOAT32
@@ -438,6 +444,10 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
     if (p->seen[j] == i + 1)
         return TFN_OK; /* an earlier duplicate of a key already taken: the last one wins */
     p->seen[j] = i + 1;
+    if (dtype != d->dtype && var_len)
+        return example_error(c, i, d, e->key, e->key_len, TFN_E_TYPE,
+                             "Data types don't match. Expected type: %s, Actual type: %s",
+                             tfn__dtype_tf_name(d->dtype), tfn__dtype_tf_name(dtype));
     if (dtype != d->dtype)
         return example_error(c, i, d, e->key, e->key_len, TFN_E_TYPE,
                              "Data types don't match. Data type: %s but expected type: %s",
@@ -462,6 +472,11 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
                              "Can't parse serialized Example.");
     }
     slot->present = 1;
+    if (var_len) {
+        if (slot->count > p->max_rows[j])
+            p->max_rows[j] = slot->count;
+        return TFN_OK;
+    }
     if (fixed) {
         if (slot->count != d->stride) {
             if (c->single)
@@ -584,6 +599,40 @@ size_t tfn_parser_rows(const tfn_parser *p, size_t j, size_t i)
     if (d->type == TFN_FIXED_LEN)
         return 1;
     return p->slots[i * p->spec->n + j].count / d->stride;
+}
+
+size_t tfn_parser_total(const tfn_parser *p, size_t j)
+{
+    if (!p || !p->scanned || j >= p->spec->n)
+        return 0;
+    const tfn__dense *d = &p->spec->dense[j];
+    if (d->type != TFN_VAR_LEN) {
+        size_t total = 0;
+        if (!tfn__mul_size(p->n, p->max_rows[j], &total) ||
+            !tfn__mul_size(total, d->stride, &total))
+            return 0;
+        return total;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < p->n; i++)
+        total += p->slots[i * p->spec->n + j].count;
+    return total;
+}
+
+int tfn_parser_row_splits(const tfn_parser *p, size_t j, int64_t *splits, tfn_error *err)
+{
+    if (!p || !p->scanned || j >= p->spec->n || !splits ||
+        p->spec->dense[j].type != TFN_VAR_LEN)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "tfn_parser_row_splits needs a scan, a TFN_VAR_LEN feature and an "
+                         "output");
+    int64_t at = 0;
+    splits[0] = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        at += (int64_t)p->slots[i * p->spec->n + j].count;
+        splits[i + 1] = at;
+    }
+    return TFN_OK;
 }
 
 tfn_parser *tfn_parser_new(const tfn_spec *spec, const tfn_alloc *alc)

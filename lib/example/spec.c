@@ -1,5 +1,5 @@
-/* spec.c - compiling FixedLenFeature / FixedLenSequenceFeature configs, with the
- * validation (and messages) of TensorFlow's parsing_config.py. */
+/* spec.c - compiling FixedLenFeature / FixedLenSequenceFeature / VarLen configs, with
+ * the validation (and messages) of TensorFlow's parsing_config.py. */
 #include "example_internal.h"
 #include "parse_internal.h"
 
@@ -92,17 +92,24 @@ static int check_stage(const tfn_feature_config *cs, size_t n, size_t i, int sta
 {
     const tfn_feature_config *c = &cs[i];
     bool fixed = c->type == TFN_FIXED_LEN;
+    bool var_len = c->type == TFN_VAR_LEN;
     size_t prod = 0;
     char shape[128];
+    if (var_len && stage != STAGE_ARGUMENTS && stage != STAGE_DTYPE && stage != STAGE_LIMITS)
+        return TFN_OK; /* a VarLen config has only a key and a dtype */
     switch (stage) {
     case STAGE_ARGUMENTS:
         if (!c->key && c->key_len)
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i, "config %zu: key is NULL", i);
-        if (c->type != TFN_FIXED_LEN && c->type != TFN_FIXED_LEN_SEQUENCE)
+        if (c->type != TFN_FIXED_LEN && c->type != TFN_FIXED_LEN_SEQUENCE && !var_len)
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
                                 "Unsupported feature type %d for feature %.*s (expected "
-                                "TFN_FIXED_LEN or TFN_FIXED_LEN_SEQUENCE)",
+                                "TFN_FIXED_LEN, TFN_FIXED_LEN_SEQUENCE or TFN_VAR_LEN)",
                                 c->type, key_arg(c), c->key);
+        if (var_len && (c->rank || c->default_value || c->default_count))
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "VarLen feature %.*s takes no shape and no default value",
+                                key_arg(c), c->key);
         if (c->rank > 32)
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
                                 "feature %.*s: shape of rank %zu is over the limit of 32",
@@ -155,8 +162,9 @@ static int check_stage(const tfn_feature_config *cs, size_t n, size_t i, int sta
     case STAGE_DTYPE:
         if (c->dtype != TFN_INT64 && c->dtype != TFN_FLOAT32 && c->dtype != TFN_BYTES)
             return tfn__fail_at(err, TFN_E_TYPE, 0, i,
-                                "Value for attr 'Tdense' of %s is not in the list of allowed "
+                                "Value for attr '%s' of %s is not in the list of allowed "
                                 "values: float, int64, string",
+                                var_len ? "sparse_types" : "Tdense",
                                 tfn__dtype_tf_name(c->dtype));
         return TFN_OK;
     case STAGE_INNER_SHAPE:

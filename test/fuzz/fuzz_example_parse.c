@@ -7,7 +7,9 @@
  *    records cut from the rest of the input, single and batch: a successful scan must
  *    fill outputs sized from tfn_parser_max_rows or a max_rows limit, with lengths and
  *    masks that match the rows reported; single and batch agree on the status, and
- *    tfn_parser_parse gives what scan + fill give.
+ *    tfn_parser_parse gives what scan + fill give. A third spec shape mixes TFN_VAR_LEN
+ *    features (every dtype, int32 output) with a FixedLen one: the values filled are
+ *    tfn_parser_total() and the row splits add up the per-example counts.
  * Any crash, sanitizer report or broken invariant (abort) is a finding.
  */
 #include <stdint.h>
@@ -125,6 +127,29 @@ static void spec_b(uint8_t mode, tfn_feature_config *cfg)
     }
 }
 
+/* VarLen features (TF's sparse / ragged path) beside a FixedLen one. */
+static void spec_c(uint8_t mode, tfn_feature_config *cfg)
+{
+    cfg[0] = (tfn_feature_config){.key = "a", .key_len = 1, .type = TFN_VAR_LEN,
+                                  .dtype = TFN_INT64};
+    cfg[1] = (tfn_feature_config){.key = "b", .key_len = 1, .type = TFN_VAR_LEN,
+                                  .dtype = TFN_FLOAT32};
+    cfg[2] = (tfn_feature_config){.key = "c", .key_len = 1, .type = TFN_VAR_LEN,
+                                  .dtype = TFN_BYTES};
+    cfg[3] = (tfn_feature_config){.key = "", .key_len = 0, .type = TFN_FIXED_LEN,
+                                  .dtype = TFN_FLOAT32, .shape = S2, .rank = 1};
+    if (mode & 1)
+        cfg[0].out_dtype = TFN_INT32;
+    if (mode & 2) {
+        cfg[2].type = TFN_FIXED_LEN_SEQUENCE;
+        cfg[2].allow_missing = 1;
+    }
+    if (mode & 4) {
+        cfg[3].default_value = DEF_F;
+        cfg[3].default_count = 2;
+    }
+}
+
 static size_t out_size(const tfn_feature_config *cfg)
 {
     int dt = cfg->out_dtype ? cfg->out_dtype : cfg->dtype;
@@ -155,7 +180,16 @@ static int fill_outputs(tfn_parser *p, const tfn_spec *spec, const tfn_feature_c
 {
     tfn_output outs[NFEAT];
     memset(f, 0, sizeof *f);
+    size_t bytes = 0; /* every value takes at least one byte of its record */
+    for (size_t i = 0; i < nrec; i++)
+        bytes += recs[i].len;
     for (size_t j = 0; j < NFEAT; j++) {
+        if (cfg[j].type == TFN_VAR_LEN) {
+            size_t n = one_call ? bytes : tfn_parser_total(p, j);
+            f->values[j] = calloc(n + 1, out_size(&cfg[j]));
+            outs[j] = (tfn_output){f->values[j], n, -1, f->lengths[j], NULL};
+            continue;
+        }
         int seq = cfg[j].type == TFN_FIXED_LEN_SEQUENCE;
         size_t rows = !seq ? 1 : max_rows >= 0 ? (size_t)max_rows : tfn_parser_max_rows(p, j);
         size_t n = nrec * rows * tfn_spec_stride(spec, j);
@@ -165,9 +199,12 @@ static int fill_outputs(tfn_parser *p, const tfn_spec *spec, const tfn_feature_c
         f->mask[j] = malloc(nrec * rows + 1);
         outs[j] = (tfn_output){f->values[j], n, seq ? max_rows : -1, f->lengths[j], f->mask[j]};
     }
-    if (one_call)
-        return tfn_parser_parse(p, recs, nrec, NULL, flags, outs, err);
-    return tfn_parser_fill(p, outs, err);
+    int rc = one_call ? tfn_parser_parse(p, recs, nrec, NULL, flags, outs, err)
+                      : tfn_parser_fill(p, outs, err);
+    for (size_t j = 0; j < NFEAT; j++)
+        if (cfg[j].type == TFN_VAR_LEN)
+            f->count[j] = tfn_parser_total(p, j);
+    return rc;
 }
 
 /* After a successful fill: lengths are the rows each example had, masks mark the rows
@@ -176,6 +213,16 @@ static void check_rows(const tfn_parser *p, const tfn_feature_config *cfg, size_
                        const filled *f)
 {
     for (size_t j = 0; j < NFEAT; j++) {
+        if (cfg[j].type == TFN_VAR_LEN) {
+            int64_t splits[5];
+            CHECK(tfn_parser_row_splits(p, j, splits, NULL) == TFN_OK);
+            CHECK(splits[0] == 0 && (size_t)splits[nrec] == tfn_parser_total(p, j));
+            for (size_t i = 0; i < nrec; i++)
+                CHECK(splits[i + 1] - splits[i] == f->lengths[j][i] &&
+                      (size_t)f->lengths[j][i] == tfn_parser_rows(p, j, i));
+            continue;
+        }
+        CHECK(tfn_parser_row_splits(p, j, NULL, NULL) == TFN_E_INVALID_ARG);
         for (size_t i = 0; i < nrec; i++) {
             size_t had = tfn_parser_rows(p, j, i);
             if (cfg[j].type != TFN_FIXED_LEN_SEQUENCE)
@@ -204,7 +251,8 @@ static int same_values(const tfn_feature_config *cfg, const filled *a, const fil
     return 1;
 }
 
-/* Control bytes: data[0] picks the spec (bit 5: B, else A) and its variant (bits 0-2),
+/* Control bytes: data[0] picks the spec (bit 7: C, else bit 5: B, else A) and its
+ * variant (bits 0-2),
  * bit 3 single-example mode, bit 4 a max_rows limit, bit 6 a one-call parse checked
  * against scan + fill; data[1] the number of records (bits 0-1) and max_rows (bits
  * 2-3). The rest is cut into the records. */
@@ -215,7 +263,9 @@ static void fuzz_parser(const uint8_t *data, size_t size)
     uint8_t mode = data[0];
     tfn_feature_config cfg[NFEAT];
     memset(cfg, 0, sizeof cfg);
-    if (mode & 32)
+    if (mode & 128)
+        spec_c(mode, cfg);
+    else if (mode & 32)
         spec_b(mode, cfg);
     else
         spec_a(mode, cfg);
@@ -238,8 +288,10 @@ static void fuzz_parser(const uint8_t *data, size_t size)
     int64_t max_rows = (mode & (16 | 64)) ? (int64_t)((data[1] >> 2) & 3) : -1;
     unsigned flags = (nrec == 1 && (mode & 8)) ? TFN_PARSE_SINGLE : TFN_PARSE_BATCH;
     int rc = tfn_parser_scan(p, recs, nrec, NULL, flags, &err);
-    if (flags == TFN_PARSE_SINGLE) {
-        /* the same record as a batch of one fails or succeeds alike */
+    if (flags == TFN_PARSE_SINGLE && !(mode & 128)) {
+        /* the same record as a batch of one fails or succeeds alike (not so with
+         * VarLen features: TF's batch path lets a kind-less Feature hide earlier
+         * entries of its key, the single path does not) */
         tfn_parser *q = tfn_parser_new(spec, NULL);
         tfn_error err2;
         CHECK(q && tfn_parser_scan(q, recs, 1, NULL, TFN_PARSE_BATCH, &err2) == rc);
