@@ -29,9 +29,31 @@ _LAZY = {
     "Parser": ("tfnano._parsing", "Parser"),
     "parse_batch": ("tfnano._parsing", "parse_batch"),
     "serialize_columns": ("tfnano._columns", "serialize_columns"),
-    "pad": ("tfnano._pad", "pad"),
+    "pad": ("tfnano.ops.array_ops", "pad_either"),  # tf.pad(t, paddings) or the fast pad
     "bucket_plan": ("tfnano._pad", "bucket_plan"),
 }
+# TensorFlow's tensor ops and namespaces (tfnano/ops, tfnano/compat): name -> module.
+_OPS = {
+    "tfnano.ops.array_ops": "reshape shape rank size expand_dims squeeze stack concat "
+    "unstack split fill zeros ones zeros_like ones_like range identity gather gather_nd where "
+    "one_hot clip_by_value transpose tile boolean_mask reverse slice broadcast_to sort "
+    "argsort unique sequence_mask newaxis",
+    "tfnano.ops.math_ops": "add subtract multiply divide truediv floordiv pow maximum minimum "
+    "abs negative sign square sqrt exp equal not_equal less less_equal greater greater_equal "
+    "logical_and logical_or logical_not reduce_sum reduce_mean reduce_max reduce_min "
+    "reduce_prod reduce_any reduce_all reduce_logsumexp argmax argmin cumsum add_n round "
+    "floor sin cos tanh sigmoid realdiv:truediv truncatediv:floordiv",
+    "tfnano.ops.linalg": "matmul eye norm",
+}
+for _module, _names in _OPS.items():
+    for _spec in _names.split():
+        _name, _, _attr = _spec.partition(":")
+        _LAZY[_name] = (_module, _attr or _name)
+_LAZY.update({
+    "math": ("tfnano.ops.math_ops", None),
+    "linalg": ("tfnano.ops.linalg", None),
+})
+del _module, _names, _spec, _name, _attr
 
 
 def __getattr__(name):

@@ -41,6 +41,38 @@ class Tensor(np.ndarray):
             yield self[i]
 
 
+# Operators follow TensorFlow's dtype rules (tfnano.ops._operators): int32 + int64 is
+# InvalidArgumentError, int32 / int32 is float64, a numpy array beside a Tensor takes the
+# Tensor's dtype, `x += 1` makes a new Tensor. The ops load on first use.
+def _tensor_binary(name, reflected=False):
+    def method(self, other):
+        from .ops import _operators
+        op = _operators.BINARY[name]
+        return op(other, self) if reflected else op(self, other)
+    method.__name__ = name
+    return method
+
+
+def _tensor_unary(name):
+    def method(self):
+        from .ops import _operators
+        return _operators.UNARY[name](self)
+    method.__name__ = name
+    return method
+
+
+for _n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+           "xor"):
+    setattr(Tensor, "__%s__" % _n, _tensor_binary("__%s__" % _n))
+    setattr(Tensor, "__r%s__" % _n, _tensor_binary("__%s__" % _n, reflected=True))
+    setattr(Tensor, "__i%s__" % _n, _tensor_binary("__%s__" % _n))
+for _n in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(Tensor, "__%s__" % _n, _tensor_binary("__%s__" % _n))
+for _n in ("neg", "abs", "invert"):
+    setattr(Tensor, "__%s__" % _n, _tensor_unary("__%s__" % _n))
+Tensor.__hash__ = None  # __eq__ is elementwise, as TensorFlow's tensors
+
+
 def as_tensor(a):
     """Views an ndarray as a Tensor (no copy)."""
     return a.view(Tensor)
