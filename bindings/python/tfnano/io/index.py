@@ -1,0 +1,520 @@
+"""Record indexes and random access to TFRecord files.
+
+An index lists the (offset, framed length) of every record of a file, in the text
+format of NVIDIA DALI's ``tfrecord2idx`` and of the ``tfrecord`` PyPI package: one
+``"offset length"`` line per record, the length counting the 16 framing bytes. With it
+a file has a length, can be split by record across workers without reading it, and
+(uncompressed) can be read at any record::
+
+    from tfnano.io.index import TFRecordFile, build_index, load_index
+    idx = load_index("train.tfrecord")      # train.tfrecord.idx, a cache, or built
+    f = TFRecordFile("train.tfrecord")      # random access over a memory map
+    len(f), f[12345]                        # record count, one record's bytes
+
+For GZIP / ZLIB files the index holds offsets in the decompressed stream (their count
+is right; tfnano's readers use it for lengths and splitting) but random access
+refuses with a clear error: seeking into a compressed stream needs seek points, which
+tfnano does not build yet.
+
+Command line: ``python -m tfnano.io.index FILE... [--out PATH] [--cache-dir DIR]``.
+"""
+import hashlib
+import mmap
+import os
+import sys
+
+import numpy as np
+
+from .. import errors
+from .. import _ffi
+
+ffi = _ffi.ffi
+lib = _ffi.lib
+
+SUFFIXES = (".idx", ".index", ".tfindex")
+_HEADER = 12   # length (8) + length CRC (4)
+_OVERHEAD = 16  # header + payload CRC (4)
+_COMPRESSIONS = ("", "ZLIB", "GZIP")
+
+
+def _compression_name(compression):
+    if compression is None:
+        return None
+    if isinstance(compression, bytes):
+        compression = compression.decode()
+    if isinstance(compression, int) and not isinstance(compression, bool):
+        return {0: "", 1: "ZLIB", 2: "GZIP"}[compression]
+    c = str(compression).upper()
+    if c in ("NONE",):
+        c = ""
+    if c not in _COMPRESSIONS:
+        raise ValueError('Not a valid compression_type: "%s"' % (compression,))
+    return c
+
+
+class RecordIndex:
+    """Offsets and framed lengths (``np.int64`` arrays) of a file's records.
+
+    ``compression`` is "" for an uncompressed file (offsets are file offsets) or
+    "GZIP" / "ZLIB" (offsets into the decompressed stream)."""
+
+    __slots__ = ("offsets", "lengths", "compression")
+
+    def __init__(self, offsets, lengths, compression=""):
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+        if self.offsets.shape != self.lengths.shape or self.offsets.ndim != 1:
+            raise ValueError("offsets and lengths must be 1-D arrays of one length")
+        self.compression = compression
+
+    def __len__(self):
+        return len(self.offsets)
+
+    def __getitem__(self, i):
+        return int(self.offsets[i]), int(self.lengths[i])
+
+    def __repr__(self):
+        return "RecordIndex(%d records%s)" % (
+            len(self), ", %s stream offsets" % self.compression if self.compression else "")
+
+    def __eq__(self, other):
+        return (isinstance(other, RecordIndex) and np.array_equal(self.offsets, other.offsets)
+                and np.array_equal(self.lengths, other.lengths))
+
+    def __getstate__(self):
+        return (self.offsets, self.lengths, self.compression)
+
+    def __setstate__(self, state):
+        self.offsets, self.lengths, self.compression = state
+
+    @property
+    def end(self):
+        """The offset just after the last record (the file size when uncompressed)."""
+        return int(self.offsets[-1] + self.lengths[-1]) if len(self) else 0
+
+    def to_text(self):
+        """The index file's text (bytes)."""
+        if not len(self):
+            return b""
+        pairs = np.stack([self.offsets, self.lengths], axis=1)
+        lines = "\n".join("%d %d" % (o, n) for o, n in pairs.tolist())
+        return (lines + "\n").encode("ascii")
+
+    def save(self, path):
+        """Writes the index file (atomically: a temporary file renamed over it)."""
+        path = os.fspath(path)
+        tmp = "%s.tmp-%d" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            f.write(self.to_text())
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def from_text(cls, text, name="<index>"):
+        """Parses index text ("offset length" per line; the C parser checks it)."""
+        if isinstance(text, str):
+            text = text.encode("ascii", "replace")
+        out = ffi.new("tfn_record_index **")
+        err = _ffi.new_error()
+        buf = ffi.from_buffer(text) if len(text) else ffi.new("char[]", 1)
+        rc = lib.tfn_record_index_parse(buf, len(text), ffi.NULL, out, err)
+        if rc < 0:
+            exc = _ffi.exception(rc, err)
+            raise type(exc)(None, None, "%s: %s" % (name, exc.message)) if isinstance(
+                exc, errors.OpError) else exc
+        return cls._from_c(ffi.gc(out[0], lib.tfn_record_index_free))
+
+    @classmethod
+    def load(cls, path):
+        """Reads an index file written by tfnano, DALI's tfrecord2idx or vahidk's
+        tfrecord2idx."""
+        path = os.fspath(path)
+        with open(path, "rb") as f:
+            return cls.from_text(f.read(), path)
+
+    @classmethod
+    def _from_c(cls, idx):
+        n = lib.tfn_record_index_count(idx)
+        if n == 0:
+            return cls(np.zeros(0, np.int64), np.zeros(0, np.int64))
+        # One C call formats the index, numpy reads it back (no Python loop per record).
+        need = ffi.new("size_t *")
+        err = _ffi.new_error()
+        lib.tfn_record_index_format(idx, ffi.NULL, 0, need, err)
+        buf = bytearray(need[0])
+        _ffi.check(lib.tfn_record_index_format(idx, ffi.from_buffer(buf), len(buf), need, err),
+                   err)
+        flat = np.array(bytes(buf).split(), dtype=np.int64)
+        return cls(flat[0::2], flat[1::2])
+
+
+def _open_reader(path, compression):
+    from .._crecord import Reader
+    return Reader(path, compression, 1 << 20)
+
+
+def _stream_index(path, compression):
+    """Offsets in the decompressed stream, from the lengths of a batched read."""
+    r = _open_reader(path, compression)
+    views = np.empty((4096, 2), dtype=np.uint64)
+    vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(views))
+    got = ffi.new("size_t *")
+    lengths = []
+    try:
+        while True:
+            rc = lib.tfn_record_reader_next_batch(r._r, vptr, 4096, got, r._err)
+            if rc == lib.TFN_END:
+                break
+            if rc < 0:
+                from .._crecord import _raise
+                _raise(rc, r._err)
+            lengths.append(views[:got[0], 1].astype(np.int64) + _OVERHEAD)
+    finally:
+        r.close()
+    lens = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+    offs = np.zeros(len(lens), np.int64)
+    if len(lens):
+        np.cumsum(lens[:-1], out=offs[1:])
+    return RecordIndex(offs, lens, compression)
+
+
+def build_index(path, compression=None, out=None):
+    """Reads `path` once and returns its :class:`RecordIndex` (length CRCs checked;
+    a damaged record raises DataLossError naming the file and offset).
+
+    compression: None detects it; "", "GZIP" or "ZLIB" say it. out: also write the
+    index file there (DALI / vahidk format)."""
+    path = os.fspath(path)
+    comp = _compression_name(compression)
+    if comp in (None, ""):
+        r = _open_reader(path, "AUTO" if comp is None else "")
+        out_idx = ffi.new("tfn_record_index **")
+        try:
+            rc = lib.tfn_record_index_build(r._r, ffi.NULL, out_idx, r._err)
+            detected = lib.tfn_record_reader_compression(r._r)
+            if rc < 0 and not (comp is None and detected in (lib.TFN_COMPRESSION_GZIP,
+                                                             lib.TFN_COMPRESSION_ZLIB)):
+                from .._crecord import _raise
+                _raise(rc, r._err)
+        finally:
+            r.close()
+        if rc >= 0:
+            index = RecordIndex._from_c(ffi.gc(out_idx[0], lib.tfn_record_index_free))
+        else:
+            comp = "GZIP" if detected == lib.TFN_COMPRESSION_GZIP else "ZLIB"
+            index = _stream_index(path, comp)
+    else:
+        index = _stream_index(path, comp)
+    if out is not None:
+        index.save(out)
+    return index
+
+
+def default_cache_dir():
+    """$TFNANO_INDEX_CACHE, else $XDG_CACHE_HOME/tfnano/index (~/.cache/...)."""
+    d = os.environ.get("TFNANO_INDEX_CACHE")
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tfnano", "index")
+
+
+def cache_path(path, cache_dir=None):
+    """Where the index of `path` goes in the cache directory (named by a hash of the
+    absolute path, so files of the same name in different folders do not clash)."""
+    path = os.path.abspath(os.fspath(path))
+    key = hashlib.sha1(path.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return os.path.join(cache_dir or default_cache_dir(),
+                        "%s-%s.idx" % (os.path.basename(path)[:64], key))
+
+
+def _fresh(index_path, data_path, size):
+    """An index file is used when it is not older than the data and (for an
+    uncompressed file) ends exactly at the end of the file."""
+    try:
+        if os.stat(index_path).st_mtime < os.stat(data_path).st_mtime:
+            return None
+        idx = RecordIndex.load(index_path)
+    except (OSError, errors.OpError):
+        return None
+    if size is not None and idx.end != size:
+        return None
+    return idx
+
+
+def load_index(path, index=None, cache_dir=None, save=True, compression=None):
+    """The index of a TFRecord file: `index` when given (a RecordIndex or an index
+    file's path), else an up-to-date index file next to the data (``path + ".idx"``,
+    ``".index"`` or ``".tfindex"``) or in the cache directory, else built by reading
+    the file once and saved (next to the data when that folder is writable, else in
+    the cache; save=False keeps it in memory only)."""
+    if isinstance(index, RecordIndex):
+        return index
+    if index is not None:
+        return RecordIndex.load(index)
+    path = os.fspath(path)
+    comp = _compression_name(compression)
+    if comp is None:
+        comp = _detect(path)
+    size = os.path.getsize(path) if comp == "" else None
+    for cand in [path + s for s in SUFFIXES] + [cache_path(path, cache_dir)]:
+        if os.path.exists(cand):
+            idx = _fresh(cand, path, size)
+            if idx is not None:
+                idx.compression = comp
+                return idx
+    idx = build_index(path, comp)
+    if save:
+        _save_somewhere(idx, path, cache_dir)
+    return idx
+
+
+def _detect(path):
+    r = _open_reader(path, "AUTO")
+    try:
+        r.next_record()
+    except errors.OpError:
+        pass
+    finally:
+        c = lib.tfn_record_reader_compression(r._r)
+        r.close()
+    return {lib.TFN_COMPRESSION_GZIP: "GZIP", lib.TFN_COMPRESSION_ZLIB: "ZLIB"}.get(c, "")
+
+
+def _save_somewhere(idx, path, cache_dir):
+    for target in (path + SUFFIXES[0], cache_path(path, cache_dir)):
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+            return idx.save(target)
+        except OSError:
+            continue
+    return None
+
+
+def count_records(files, cache_dir=None, compression=None):
+    """Total records of one file or a list of files, from their indexes."""
+    if isinstance(files, (str, bytes, os.PathLike)):
+        files = [files]
+    return sum(len(load_index(f, cache_dir=cache_dir, compression=compression))
+               for f in files)
+
+
+class TFRecordFile:
+    """Random access to the records of one local TFRecord file (``len(f)``,
+    ``f[i]`` -> bytes, ``f.views(indices)`` for the batch parser), over a memory map
+    and the file's index. Record CRCs are checked on every read (verify=False skips
+    the payload CRC). Compressed files raise UnimplementedError (no seek points)."""
+
+    def __init__(self, path, index=None, cache_dir=None, verify=True, compression=None):
+        self.path = os.fspath(path)
+        self.verify = bool(verify)
+        self.index = load_index(self.path, index, cache_dir, compression=compression)
+        comp = self.index.compression if compression is None else _compression_name(compression)
+        if comp:
+            raise errors.UnimplementedError(
+                None, None, "%s: random access to a %s-compressed TFRecord file needs seek "
+                "points, which tfnano does not build yet; read it in order "
+                "(TFRecordDataset, TFRecordIterableDataset) or decompress it"
+                % (self.path, comp))
+        self._mm = None
+        self._base = 0
+
+    # The memory map is opened lazily and not pickled (workers map the file again).
+    def __getstate__(self):
+        return {"path": self.path, "verify": self.verify, "index": self.index}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._mm = None
+        self._base = 0
+
+    def _map(self):
+        if self._mm is None:
+            size = os.path.getsize(self.path)
+            if size < self.index.end:
+                raise errors.DataLossError(
+                    None, None, "%s: the file has %d bytes but its index ends at %d (the "
+                    "index is stale: delete it to rebuild)" % (self.path, size, self.index.end))
+            self._pp = ffi.new("const uint8_t **")
+            self._pl = ffi.new("size_t *")
+            self._consumed = ffi.new("size_t *")
+            self._err = _ffi.new_error()
+            self._flags = (lib.TFN_UNFRAME_DEFAULT if self.verify
+                           else lib.TFN_UNFRAME_NO_PAYLOAD_CRC)
+            if size == 0:
+                self._mm, self._keep, self._base = b"", None, 0
+                self._ptr = ffi.NULL
+                return self._mm
+            with open(self.path, "rb") as f:
+                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            self._keep = ffi.from_buffer(self._mm)
+            self._base = int(ffi.cast("uintptr_t", self._keep))
+            self._ptr = ffi.cast("uint8_t *", self._keep)
+        return self._mm
+
+    def __len__(self):
+        return len(self.index)
+
+    def _frame_span(self, first, last):
+        offs, lens = self.index.offsets, self.index.lengths
+        return int(offs[first]), int(offs[last] + lens[last] - offs[first])
+
+    def check(self, first, stop):
+        """Unframes records [first, stop) in one C call (CRCs checked); returns their
+        payload views as a (n, 2) uint64 array of (address, length)."""
+        self._map()
+        n = stop - first
+        views = np.empty((max(n, 1), 2), dtype=np.uint64)
+        if n <= 0:
+            return views[:0]
+        start, span = self._frame_span(first, stop - 1)
+        err = _ffi.new_error()
+        opts = ffi.new("tfn_record_reader_options *")
+        lib.tfn_record_reader_options_init(opts)
+        opts.skip_payload_crc = 0 if self.verify else 1
+        name = ffi.new("char[]", self.path.encode("utf-8", "replace"))
+        opts.name = name
+        out = ffi.new("tfn_record_reader **")
+        rc = lib.tfn_record_reader_open_mem(ffi.cast("char *", self._base + start), span, opts,
+                                            ffi.NULL, out, err)
+        _ffi.check(rc, err)
+        r = ffi.gc(out[0], lib.tfn_record_reader_free)
+        got = ffi.new("size_t *")
+        vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(views))
+        done = 0
+        while done < n:
+            rc = lib.tfn_record_reader_next_batch(r, vptr + done, n - done, got, err)
+            if rc < 0:
+                from .._crecord import _raise
+                err.offset += start
+                err.record_index += first
+                _raise(rc, err)
+            if rc == lib.TFN_END:
+                break
+            done += got[0]
+        if done != n:
+            raise errors.DataLossError(None, None, "%s: %d records from record %d expected "
+                                       "by the index, %d found (stale index?)"
+                                       % (self.path, n, first, done))
+        got_lens = views[:n, 1].astype(np.int64) + _OVERHEAD
+        if not np.array_equal(got_lens, self.index.lengths[first:stop]):
+            raise errors.DataLossError(None, None, "%s: records %d..%d do not match the "
+                                       "index (stale index?)" % (self.path, first, stop - 1))
+        return views[:n]
+
+    def _unframe(self, i):
+        """(pointer, length) of record i's payload after one C call checking it."""
+        off = int(self.index.offsets[i])
+        ln = int(self.index.lengths[i])
+        rc = lib.tfn_record_unframe(self._ptr + off, ln, self._flags, self._pp, self._pl,
+                                    self._consumed, self._err)
+        if rc != lib.TFN_OK or self._consumed[0] != ln:
+            if rc == lib.TFN_OK or rc == lib.TFN_END:
+                raise errors.DataLossError(None, None, "%s: record %d at offset %d is not "
+                                           "the %d bytes the index says (stale index?)"
+                                           % (self.path, i, off, ln))
+            from .._crecord import _raise
+            self._err.offset += off
+            self._err.record_index = i
+            _raise(rc, self._err)
+        return self._pp[0], self._pl[0]
+
+    def views(self, indices):
+        """Payload views of records `indices` (any order) as an (n, 2) uint64 array of
+        (address, length), each record's CRCs checked; valid while this object is
+        alive."""
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        n = len(self)
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise IndexError("record index out of range (the file has %d records)" % n)
+        idx = np.where(idx < 0, idx + n, idx)
+        self._map()
+        out = np.empty((idx.size, 2), dtype=np.uint64)
+        if not idx.size:
+            return out
+        # Runs of consecutive records are checked in one C call each, lone records
+        # with one unframe call.
+        breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+        starts = np.concatenate([[0], breaks]).tolist()
+        stops = np.concatenate([breaks, [idx.size]]).tolist()
+        idl = idx.tolist()
+        offs = self.index.offsets
+        for s, e in zip(starts, stops):
+            if e - s >= 8:
+                out[s:e] = self.check(idl[s], idl[e - 1] + 1)
+                continue
+            for k in range(s, e):
+                _, ln = self._unframe(idl[k])
+                out[k, 0] = self._base + int(offs[idl[k]]) + _HEADER
+                out[k, 1] = ln
+        return out
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i)
+        n = len(self.index.offsets)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("record index out of range (the file has %d records)" % n)
+        if self._mm is None:
+            self._map()
+        p, ln = self._unframe(i)
+        return ffi.buffer(p, ln)[:] if ln else b""
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def close(self):
+        mm, self._mm = self._mm, None
+        self._keep = None
+        if isinstance(mm, mmap.mmap):
+            try:
+                mm.close()
+            except BufferError:  # views still exported: the map closes when they go
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "TFRecordFile(%r, %d records)" % (self.path, len(self))
+
+
+def main(argv=None):
+    import argparse
+    ap = argparse.ArgumentParser(
+        prog="python -m tfnano.io.index",
+        description="Write DALI / tfrecord-format index files (one 'offset length' line "
+                    "per record) for TFRecord files.")
+    ap.add_argument("files", nargs="+", help="TFRecord files")
+    ap.add_argument("--out", help="index path (one input file only); default FILE.idx")
+    ap.add_argument("--cache-dir", help="write into this directory instead of next to "
+                    "the data")
+    ap.add_argument("--compression", choices=["NONE", "GZIP", "ZLIB"],
+                    help="default: detected")
+    args = ap.parse_args(argv)
+    if args.out and len(args.files) != 1:
+        ap.error("--out takes one input file")
+    status = 0
+    for f in args.files:
+        try:
+            out = (args.out or (cache_path(f, args.cache_dir) if args.cache_dir
+                                else f + SUFFIXES[0]))
+            if args.cache_dir:
+                os.makedirs(args.cache_dir, exist_ok=True)
+            idx = build_index(f, args.compression, out=out)
+            print("%s: %d records -> %s" % (f, len(idx), out))
+        except (OSError, errors.OpError) as e:
+            print("%s: %s" % (f, e), file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
