@@ -639,8 +639,13 @@ TFN_API int tfn_record_reader_open_io(const tfn_io *io, const tfn_record_reader_
  * file still being written can be read on once its last record is complete). With
  * TFN_ON_DAMAGE_SKIP, CRC errors are not returned: the reader scans forward for the
  * next offset holding a complete record whose length CRC (and payload CRC, unless
- * disabled) match, and counts what it skipped; a truncated record at the end is still
- * reported as TFN_E_TRUNCATED (it may be still being written). */
+ * disabled) match, and counts what it skipped. A record whose length runs past the end
+ * of the stream is skipped the same way when a complete valid record follows it (a
+ * torn record in the middle of a file); with nothing valid after it, it is reported
+ * as TFN_E_TRUNCATED and not consumed (the file may be still being written). Each
+ * call skips at most one damaged region, before the record it returns (see
+ * tfn_record_reader_last_skip()). Zlib errors end a compressed stream in both
+ * policies: nothing after them can be decoded. */
 TFN_API int tfn_record_reader_next(tfn_record_reader *r, const uint8_t **data, size_t *len,
                                    tfn_error *err);
 
@@ -672,6 +677,21 @@ TFN_API uint64_t tfn_record_reader_index(const tfn_record_reader *r);
 TFN_API void tfn_record_reader_skipped(const tfn_record_reader *r, uint64_t *records,
                                        uint64_t *bytes);
 
+/* A damaged region skipped by a TFN_ON_DAMAGE_SKIP reader. */
+typedef struct tfn_record_skip {
+    uint64_t offset;       /* (decompressed) stream offset where the damage starts */
+    uint64_t length;       /* bytes skipped; the next good record starts at offset+length */
+    uint64_t record_index; /* the index the good record after it gets */
+    int reason;            /* what was met first: TFN_E_DATA_LOSS_LENGTH (bad length
+                              CRC), TFN_E_DATA_LOSS (bad payload CRC) or TFN_E_TRUNCATED
+                              (a length running past the end) */
+} tfn_record_skip;
+
+/* The latest region skipped (all zero when none yet). A call of next / next_batch /
+ * read_into skips at most one region, so comparing tfn_record_reader_skipped()'s count
+ * before and after a call tells whether this is new. Thread-safety: as the reader. */
+TFN_API void tfn_record_reader_last_skip(const tfn_record_reader *r, tfn_record_skip *out);
+
 /* The compression in use (the detected one for TFN_COMPRESSION_AUTO; AUTO until the
  * first bytes have been read). */
 TFN_API int tfn_record_reader_compression(const tfn_record_reader *r);
@@ -700,6 +720,11 @@ typedef struct tfn_record_writer_options {
     int mem_level;         /* 1..9; default 9 */
     int strategy;          /* zlib strategy; default 0 (Z_DEFAULT_STRATEGY) */
     size_t buffer_size;    /* output buffer in bytes; default 256 KiB */
+    uint64_t flush_every_records; /* non-zero: flush (as tfn_record_writer_flush())
+                                     once this many records are waiting; default 0 */
+    uint64_t flush_every_ms;      /* non-zero: flush at the first write at least this
+                                     many milliseconds after the last flush; default 0
+                                     (checked at writes only: no thread, no timer) */
 } tfn_record_writer_options;
 
 /* Sets the defaults listed above. */
@@ -722,10 +747,17 @@ TFN_API int tfn_record_writer_open_io(const tfn_io *io, const tfn_record_writer_
                                       const tfn_alloc *alc, tfn_record_writer **out,
                                       tfn_error *err);
 
-/* Appends one record (buffered).
+/* Appends one record (buffered; see the flush_every_* options).
+ * The first failure of the sink (TFN_E_IO, e.g. ENOSPC or EIO, or TFN_E_NOMEM of a
+ * memory writer) is sticky: this and every later write, flush and close return it with
+ * the same message, nothing more is written, and a file the writer opened is cut back
+ * to the end of the last whole record it holds (tfn_record_writer_durable(); records
+ * still buffered at the failure are lost, and the message says where the file ends).
+ * A record refused for its own sake (TFN_E_LIMIT) is not sticky. A tfn_io sink is not
+ * cut back: its owner truncates it to tfn_record_writer_durable()'s bytes.
  * @param data  may be NULL when len == 0.
  * @return TFN_OK, TFN_E_CLOSED ("Writer is closed."), TFN_E_IO, TFN_E_NOMEM,
- *         TFN_E_INVALID_ARG. */
+ *         TFN_E_INVALID_ARG, TFN_E_LIMIT. */
 TFN_API int tfn_record_writer_write(tfn_record_writer *w, const void *data, size_t len,
                                     tfn_error *err);
 
@@ -736,13 +768,15 @@ TFN_API int tfn_record_writer_write_batch(tfn_record_writer *w, const void *data
                                           const uint64_t *offsets, size_t n, tfn_error *err);
 
 /* Pushes buffered records to the file (compressed: a Z_PARTIAL_FLUSH first, as
- * TensorFlow), so that every record written so far can be read back by others.
- * @return TFN_OK, TFN_E_CLOSED, TFN_E_IO. */
+ * TensorFlow), so that every record written so far can be read back by others and
+ * survives the death of the process (not of the machine: that needs fsync).
+ * @return TFN_OK, TFN_E_CLOSED, TFN_E_IO (sticky, as for writes). */
 TFN_API int tfn_record_writer_flush(tfn_record_writer *w, tfn_error *err);
 
 /* Finishes the stream (Z_FINISH when compressed), flushes and closes the file or
- * calls io->close. Closing twice is fine (TFN_OK).
- * @return TFN_OK, TFN_E_IO (the writer is closed anyway). */
+ * calls io->close. Closing twice is fine (TFN_OK, or the sticky failure again).
+ * @return TFN_OK, TFN_E_IO (the writer is closed anyway; after an earlier sink failure,
+ *         that failure). */
 TFN_API int tfn_record_writer_close(tfn_record_writer *w, tfn_error *err);
 
 /* The bytes written so far by a memory writer (complete after close). The view is
@@ -752,6 +786,13 @@ TFN_API void tfn_record_writer_mem_data(const tfn_record_writer *w, const uint8_
 
 /* Records written so far. */
 TFN_API uint64_t tfn_record_writer_count(const tfn_record_writer *w);
+
+/* What the sink holds for sure: the records wholly handed on and the bytes they take
+ * (for ZLIB / GZIP, as of the last flush). Written records beyond these wait in the
+ * writer's buffer (or in zlib) and die with the process. After a sink failure the file
+ * ends exactly here. Either pointer may be NULL. */
+TFN_API void tfn_record_writer_durable(const tfn_record_writer *w, uint64_t *records,
+                                       uint64_t *bytes);
 
 /* Closes (ignoring errors) if needed and frees the writer. NULL is accepted. */
 TFN_API void tfn_record_writer_free(tfn_record_writer *w);
@@ -800,9 +841,13 @@ TFN_API int tfn_record_index_at(const tfn_record_index *idx, uint64_t i, uint64_
 
 /* Reads record i directly: seeks the reader to its offset and reads it; the view is
  * valid until the next call on the reader, which then goes on with record i+1.
- * @return TFN_OK, TFN_E_INVALID_ARG (i out of range, reader not seekable), or the
+ * Whatever the reader's damage policy, the record returned is the one at that offset
+ * with the framed length the index gives: a damaged record is an error for number i
+ * (TFN_ON_DAMAGE_SKIP does not move on to a later record here).
+ * @return TFN_OK, TFN_E_INVALID_ARG (i out of range, reader not seekable), the
  *         errors of tfn_record_reader_next() (TFN_END if the file is shorter than the
- *         index says). */
+ *         index says), TFN_E_DATA_LOSS when the record there has another length than
+ *         the index says. */
 TFN_API int tfn_record_index_read(const tfn_record_index *idx, tfn_record_reader *r,
                                   uint64_t i, const uint8_t **data, size_t *len,
                                   tfn_error *err);

@@ -276,8 +276,20 @@ int tfn_record_index_read(const tfn_record_index *idx, tfn_record_reader *r, uin
     if (i >= idx->n)
         return tfn__fail(err, TFN_E_INVALID_ARG, "record %" PRIu64 " is out of range: the "
                                                  "index has %zu records", i, idx->n);
-    int rc = tfn_record_reader_seek(r, idx->pairs[2 * i], i, err);
+    uint64_t offset = idx->pairs[2 * i], frame = idx->pairs[2 * i + 1];
+    int rc = tfn_record_reader_seek(r, offset, i, err);
     if (rc != TFN_OK)
         return rc;
-    return tfn_record_reader_next(r, data, len, err);
+    /* Exactly the record at that offset, in either damage policy: a damaged record is
+     * an error for number i, never the bytes of a later record. */
+    rc = tfn__record_reader_next_exact(r, data, len, err);
+    if (rc == TFN_OK && (uint64_t)*len + TFN__REC_OVERHEAD != frame) {
+        /* Stay at record i: the next call reads it again, as after any error. */
+        (void)tfn_record_reader_seek(r, offset, i, NULL);
+        return tfn__fail_at(err, TFN_E_DATA_LOSS, offset, i,
+                            "record %" PRIu64 " at %" PRIu64 ": the index says %" PRIu64
+                            " bytes, the file holds a record of %zu",
+                            i, offset, frame, *len + TFN__REC_OVERHEAD);
+    }
+    return rc;
 }

@@ -125,6 +125,11 @@ static inline void tfn__rec_header(uint8_t *h, uint64_t n)
     tfn__store_le32(h + 8, tfn__masked_crc(h, 8));
 }
 
+/* Reads the record starting exactly at the reader's position and moves past it,
+ * whatever the damage policy (random access must never return another record). */
+int tfn__record_reader_next_exact(tfn_record_reader *r, const uint8_t **data, size_t *len,
+                                  tfn_error *err);
+
 /* Adds ", file <name>, record <i>" style context after TensorFlow's text. */
 void tfn__rec_context(tfn_error *err, const char *name, uint64_t record_index);
 

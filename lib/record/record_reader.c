@@ -33,6 +33,7 @@ struct tfn_record_reader {
     uint64_t index;
     uint64_t skipped_records;
     uint64_t skipped_bytes;
+    tfn_record_skip last_skip; /* the latest damaged region skipped */
 };
 
 void tfn_record_reader_options_init(tfn_record_reader_options *opts)
@@ -258,10 +259,61 @@ static void advance(tfn_record_reader *r, size_t n)
     r->offset += n;
 }
 
+/* Counts a skipped region [start, r->offset) that began with error `reason`. */
+static void note_skip(tfn_record_reader *r, uint64_t start, int reason)
+{
+    r->skipped_records++;
+    r->skipped_bytes += r->offset - start;
+    r->last_skip.offset = start;
+    r->last_skip.length = r->offset - start;
+    r->last_skip.record_index = r->index;
+    r->last_skip.reason = reason;
+}
+
+/* Whether a whole record with matching CRCs starts at window position q (only bytes
+ * already in the window are looked at). */
+static bool whole_record_at(const tfn_record_reader *r, size_t q, size_t *frame)
+{
+    size_t have = r->win_len - q;
+    if (have < TFN__REC_OVERHEAD)
+        return false;
+    const uint8_t *h = r->win + q;
+    if (!valid_header(h))
+        return false;
+    uint64_t n = tfn__load_le64(h);
+    if (n > have - TFN__REC_OVERHEAD)
+        return false;
+    if (r->verify_payload &&
+        tfn__masked_crc(h + TFN__REC_HEADER, (size_t)n) != tfn__load_le32(h + TFN__REC_HEADER + n))
+        return false;
+    *frame = (size_t)n + TFN__REC_OVERHEAD;
+    return true;
+}
+
+/* A record at pos claims more bytes than the stream has (the window holds the rest
+ * of the stream). With SKIP, a whole valid record after it means the claimed length
+ * is damage (a torn record, a length the writer never finished): skip to that
+ * record. Otherwise nothing is consumed and TFN_E_TRUNCATED stands: the file may
+ * still be growing. */
+static int skip_truncated(tfn_record_reader *r, uint64_t start, int reason,
+                          const uint8_t **data, size_t *len, size_t *frame)
+{
+    for (size_t q = r->pos + 1; q + TFN__REC_OVERHEAD <= r->win_len; q++) {
+        if (!whole_record_at(r, q, frame))
+            continue;
+        advance(r, q - r->pos);
+        note_skip(r, start, reason);
+        *data = r->win + r->pos + TFN__REC_HEADER;
+        *len = *frame - TFN__REC_OVERHEAD;
+        return TFN_OK;
+    }
+    return TFN_E_TRUNCATED;
+}
+
 /* TFN_ON_DAMAGE_SKIP: steps forward one byte at a time from the damaged record to the
  * first offset holding a whole record whose CRCs match. */
-static int resync(tfn_record_reader *r, const uint8_t **data, size_t *len, size_t *frame,
-                  tfn_error *err)
+static int resync(tfn_record_reader *r, int reason, const uint8_t **data, size_t *len,
+                  size_t *frame, tfn_error *err)
 {
     uint64_t start = r->offset;
     for (;;) {
@@ -273,8 +325,7 @@ static int resync(tfn_record_reader *r, const uint8_t **data, size_t *len, size_
         if (avail < TFN__REC_HEADER) {
             /* Damage runs to the end of the stream. */
             advance(r, avail);
-            r->skipped_records++;
-            r->skipped_bytes += r->offset - start;
+            note_skip(r, start, reason);
             return TFN_END;
         }
         const uint8_t *h = r->win + r->pos;
@@ -288,10 +339,12 @@ static int resync(tfn_record_reader *r, const uint8_t **data, size_t *len, size_
         if (rc != TFN_OK)
             return rc;
         if (avail < need) {
-            /* A valid header whose record is cut short: report it like any truncated
-             * record (more of the file may come). */
-            r->skipped_records++;
-            r->skipped_bytes += r->offset - start;
+            /* A valid header whose record runs past the end of the stream: the window
+             * holds all that is left. A whole record further on wins; else this one is
+             * reported like any truncated record (more of the file may come). */
+            if (skip_truncated(r, start, reason, data, len, frame) == TFN_OK)
+                return TFN_OK;
+            note_skip(r, start, reason);
             return tfn__fail_at(err, TFN_E_TRUNCATED, r->offset, r->index,
                                 "truncated record at %" PRIu64 "' failed with %s", r->offset,
                                 compressed(r) ? "EOF reached"
@@ -300,8 +353,7 @@ static int resync(tfn_record_reader *r, const uint8_t **data, size_t *len, size_
         const uint8_t *body = r->win + r->pos + TFN__REC_HEADER;
         if (r->verify_payload && tfn__masked_crc(body, (size_t)n) != tfn__load_le32(body + n))
             continue;
-        r->skipped_records++;
-        r->skipped_bytes += r->offset - start;
+        note_skip(r, start, reason);
         *data = body;
         *len = (size_t)n;
         *frame = need;
@@ -309,14 +361,21 @@ static int resync(tfn_record_reader *r, const uint8_t **data, size_t *len, size_
     }
 }
 
-/* Reads the next record without consuming it (damage skipped when asked). */
-static int read_one(tfn_record_reader *r, const uint8_t **data, size_t *len, size_t *frame,
-                    tfn_error *err)
+/* Reads the next record without consuming it. With may_skip and the SKIP policy,
+ * damage before it is skipped (at most one region per call, so that a caller can
+ * read every region through tfn_record_reader_last_skip()). */
+static int read_one(tfn_record_reader *r, bool may_skip, const uint8_t **data, size_t *len,
+                    size_t *frame, tfn_error *err)
 {
     int where;
     int rc = peek(r, true, data, len, frame, &where, err);
-    if (rc < 0 && where == WHERE_CRC && r->on_damage == TFN_ON_DAMAGE_SKIP)
-        rc = resync(r, data, len, frame, err);
+    if (rc < 0 && may_skip && r->on_damage == TFN_ON_DAMAGE_SKIP) {
+        if (where == WHERE_CRC)
+            rc = resync(r, rc, data, len, frame, err);
+        else if (rc == TFN_E_TRUNCATED &&
+                 skip_truncated(r, r->offset, rc, data, len, frame) == TFN_OK)
+            rc = TFN_OK;
+    }
     if (rc < 0)
         tfn__rec_context(err, r->name, r->index);
     return rc;
@@ -450,7 +509,17 @@ int tfn_record_reader_next(tfn_record_reader *r, const uint8_t **data, size_t *l
     if (!r || !data || !len)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_reader_next: NULL argument");
     size_t frame;
-    int rc = read_one(r, data, len, &frame, err);
+    int rc = read_one(r, true, data, len, &frame, err);
+    if (rc == TFN_OK)
+        commit(r, frame);
+    return rc;
+}
+
+int tfn__record_reader_next_exact(tfn_record_reader *r, const uint8_t **data, size_t *len,
+                                  tfn_error *err)
+{
+    size_t frame;
+    int rc = read_one(r, false, data, len, &frame, err);
     if (rc == TFN_OK)
         commit(r, frame);
     return rc;
@@ -473,7 +542,7 @@ int tfn_record_reader_next_batch(tfn_record_reader *r, tfn_bytes *views, size_t 
         (void)top_up(r, NULL);
     const uint8_t *p;
     size_t len, frame;
-    int rc = read_one(r, &p, &len, &frame, err);
+    int rc = read_one(r, true, &p, &len, &frame, err);
     if (rc != TFN_OK)
         return rc;
     commit(r, frame);
@@ -506,8 +575,9 @@ int tfn_record_reader_read_into(tfn_record_reader *r, void *dst, size_t cap, uin
     while (k < max) {
         const uint8_t *p;
         size_t len, frame;
-        /* After the first record an error is left for the next call. */
-        int rc = read_one(r, &p, &len, &frame, k == 0 ? err : NULL);
+        /* After the first record an error (or damage to skip) is left for the next
+         * call. */
+        int rc = read_one(r, k == 0, &p, &len, &frame, k == 0 ? err : NULL);
         if (rc != TFN_OK) {
             if (k > 0)
                 break;
@@ -548,6 +618,16 @@ void tfn_record_reader_skipped(const tfn_record_reader *r, uint64_t *records, ui
         *records = r ? r->skipped_records : 0;
     if (bytes)
         *bytes = r ? r->skipped_bytes : 0;
+}
+
+void tfn_record_reader_last_skip(const tfn_record_reader *r, tfn_record_skip *out)
+{
+    if (!out)
+        return;
+    if (r && r->skipped_records > 0)
+        *out = r->last_skip;
+    else
+        memset(out, 0, sizeof *out);
 }
 
 int tfn_record_reader_compression(const tfn_record_reader *r)

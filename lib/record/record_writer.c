@@ -3,11 +3,20 @@
  * handed on when full: written as is (NONE) or through deflate (ZLIB / GZIP, with
  * TensorFlow's settings: Z_NO_FLUSH while writing, Z_PARTIAL_FLUSH on flush,
  * Z_FINISH on close). A record larger than the buffer bypasses it.
+ *
+ * The first failure of the sink is sticky: that write and every later write, flush and
+ * close report it, and nothing more is written. A file the writer opened is cut back to
+ * the end of the last whole record handed on (the failed write may have left part of
+ * one), so it always reads as a prefix of whole records.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "record_internal.h"
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #define DEFAULT_BUFFER (256u << 10)
 #define MIN_BUFFER 64u
@@ -26,7 +35,25 @@ struct tfn_record_writer {
     uint8_t *zout;
     size_t zout_cap;
     uint64_t count;
+    uint64_t buffered;        /* records in buf (uncompressed) or since the last flush */
+    uint64_t sent_bytes;      /* bytes the sink accepted up to the end of a whole record
+                                 (for ZLIB / GZIP: up to the last flush) */
+    uint64_t zsent;           /* compressed bytes the sink accepted */
+    uint64_t durable_records; /* records wholly in sent_bytes */
+    int failed;               /* the sticky error's status, 0 while none */
+    tfn_error failure;        /* its message, repeated by every later call */
+    uint64_t flush_every_records;
+    uint64_t flush_every_ns;
+    uint64_t last_flush_ns;
 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 void tfn_record_writer_options_init(tfn_record_writer_options *opts)
 {
@@ -65,6 +92,7 @@ static int deflate_out(tfn_record_writer *w, const uint8_t *p, size_t len, int m
                 int wr = tfn__io_write(&w->io, &w->alloc, w->zout, produced, w->name, err);
                 if (wr != TFN_OK)
                     return wr;
+                w->zsent += produced;
             }
             if (m == Z_FINISH ? rc == Z_STREAM_END
                               : (w->zs.avail_out != 0 && w->zs.avail_in == 0))
@@ -94,9 +122,51 @@ static int emit(tfn_record_writer *w, const uint8_t *p, size_t len, tfn_error *e
 static int drain(tfn_record_writer *w, tfn_error *err)
 {
     int rc = emit(w, w->buf, w->used, err);
+    if (rc == TFN_OK && !is_compressed(w)) {
+        w->sent_bytes += w->used;
+        w->durable_records += w->buffered;
+        w->buffered = 0;
+    }
     if (rc == TFN_OK)
         w->used = 0;
     return rc;
+}
+
+/* Makes a sink failure sticky: remembers it, and cuts a file back to the end of the
+ * last whole record handed on (a failed write may have stored part of one). */
+static int fail_sticky(tfn_record_writer *w, int rc, tfn_error *err)
+{
+    if (rc == TFN_E_LIMIT || rc == TFN_E_INVALID_ARG)
+        return rc; /* the caller's record or arguments, not the sink */
+    w->failed = rc;
+    if (w->io.kind == TFN__IO_FD && w->io.fd >= 0) {
+        /* Nothing more is written, so the file offset need not follow. */
+        if (ftruncate(w->io.fd, (off_t)w->sent_bytes) != 0 && err)
+            tfn__append(err, "; could not cut the file back to %" PRIu64 " bytes",
+                        w->sent_bytes);
+    } else if (w->io.kind == TFN__IO_MEMOUT && w->io.out_len > w->sent_bytes) {
+        w->io.out_len = (size_t)w->sent_bytes;
+    }
+    if (err) {
+        if (!is_compressed(w))
+            tfn__append(err, "; the file ends after record %" PRIu64 " (%" PRIu64 " bytes)",
+                        w->durable_records, w->sent_bytes);
+        w->failure = *err;
+    } else {
+        memset(&w->failure, 0, sizeof w->failure);
+        w->failure.code = rc;
+        snprintf(w->failure.msg, sizeof w->failure.msg, "%s",
+                 "an earlier write of this writer failed");
+    }
+    return rc;
+}
+
+/* Every call after the first sink failure reports it again. */
+static int repeat_failure(const tfn_record_writer *w, tfn_error *err)
+{
+    if (err)
+        *err = w->failure;
+    return w->failed;
 }
 
 static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_error *err)
@@ -116,8 +186,11 @@ static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_
         int rc = tfn__io_writev(&w->io, &w->alloc, v, 4, w->name, err);
         if (rc != TFN_OK)
             return rc;
-        w->used = 0;
+        w->sent_bytes += w->used + frame;
         w->count++;
+        w->durable_records = w->count;
+        w->buffered = 0;
+        w->used = 0;
         return TFN_OK;
     }
     if (frame > w->cap - w->used) {
@@ -133,7 +206,7 @@ static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_
         tfn__store_le32(d + TFN__REC_HEADER + len, tfn__masked_crc(data, len));
         w->used += frame;
     } else {
-        /* Compressed and larger than the whole buffer: straight into deflate. */
+        /* Larger than the whole buffer: straight to the sink (or into deflate). */
         uint8_t h[TFN__REC_HEADER];
         tfn__rec_header(h, len);
         tfn__store_le32(f, tfn__masked_crc(data, len));
@@ -144,8 +217,46 @@ static int write_one(tfn_record_writer *w, const uint8_t *data, size_t len, tfn_
             rc = emit(w, f, sizeof f, err);
         if (rc != TFN_OK)
             return rc;
+        if (!is_compressed(w)) {
+            /* Handed on whole, after the buffer was drained. */
+            w->sent_bytes += frame;
+            w->count++;
+            w->durable_records = w->count;
+            return TFN_OK;
+        }
     }
     w->count++;
+    w->buffered++;
+    return TFN_OK;
+}
+
+/* Hands every record accepted so far to the sink (mode Z_PARTIAL_FLUSH, or Z_FINISH
+ * when closing), so that the bytes sent decode to whole records. */
+static int push_out(tfn_record_writer *w, int mode, tfn_error *err)
+{
+    int rc = drain(w, err);
+    if (rc == TFN_OK && is_compressed(w))
+        rc = deflate_out(w, NULL, 0, mode, err);
+    if (rc == TFN_OK)
+        rc = tfn__io_flush(&w->io, w->name, err);
+    if (rc != TFN_OK)
+        return fail_sticky(w, rc, err);
+    if (is_compressed(w))
+        w->sent_bytes = w->zsent;
+    w->durable_records = w->count;
+    w->buffered = 0;
+    if (w->flush_every_ns)
+        w->last_flush_ns = now_ns();
+    return TFN_OK;
+}
+
+/* The automatic flushes of tfn_record_writer_options. */
+static int maybe_flush(tfn_record_writer *w, tfn_error *err)
+{
+    if (w->flush_every_records && w->buffered >= w->flush_every_records)
+        return push_out(w, Z_PARTIAL_FLUSH, err);
+    if (w->flush_every_ns && w->buffered > 0 && now_ns() - w->last_flush_ns >= w->flush_every_ns)
+        return push_out(w, Z_PARTIAL_FLUSH, err);
     return TFN_OK;
 }
 
@@ -186,6 +297,12 @@ static int open_common(tfn__io *io, const char *name, const tfn_record_writer_op
     w->alloc = a;
     w->io = *io;
     w->compression = opts->compression;
+    w->flush_every_records = opts->flush_every_records;
+    w->flush_every_ns = opts->flush_every_ms > UINT64_MAX / 1000000u
+                            ? UINT64_MAX
+                            : opts->flush_every_ms * 1000000u;
+    if (w->flush_every_ns)
+        w->last_flush_ns = now_ns();
     size_t cap = opts->buffer_size ? opts->buffer_size : DEFAULT_BUFFER;
     if (cap < MIN_BUFFER)
         cap = MIN_BUFFER;
@@ -288,9 +405,16 @@ int tfn_record_writer_write(tfn_record_writer *w, const void *data, size_t len, 
 {
     if (!w || (!data && len > 0))
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_writer_write: NULL argument");
+    if (w->failed)
+        return repeat_failure(w, err);
     if (w->closed)
         return writer_closed(err);
-    return write_one(w, (const uint8_t *)data, len, err);
+    int rc = write_one(w, (const uint8_t *)data, len, err);
+    if (rc == TFN_OK)
+        rc = maybe_flush(w, err);
+    else
+        rc = fail_sticky(w, rc, err);
+    return rc;
 }
 
 int tfn_record_writer_write_batch(tfn_record_writer *w, const void *data,
@@ -298,6 +422,8 @@ int tfn_record_writer_write_batch(tfn_record_writer *w, const void *data,
 {
     if (!w || !offsets || (!data && n > 0 && offsets[n] > offsets[0]))
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_writer_write_batch: NULL argument");
+    if (w->failed)
+        return repeat_failure(w, err);
     if (w->closed)
         return writer_closed(err);
     const uint8_t *base = (const uint8_t *)data;
@@ -309,6 +435,10 @@ int tfn_record_writer_write_batch(tfn_record_writer *w, const void *data,
                                 i, offsets[i], offsets[i + 1]);
         int rc = write_one(w, base ? base + offsets[i] : base,
                            (size_t)(offsets[i + 1] - offsets[i]), err);
+        if (rc == TFN_OK)
+            rc = maybe_flush(w, err);
+        else
+            rc = fail_sticky(w, rc, err);
         if (rc != TFN_OK) {
             if (err)
                 err->record_index = i;
@@ -322,14 +452,11 @@ int tfn_record_writer_flush(tfn_record_writer *w, tfn_error *err)
 {
     if (!w)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_writer_flush: NULL writer");
+    if (w->failed)
+        return repeat_failure(w, err);
     if (w->closed)
         return writer_closed(err);
-    int rc = drain(w, err);
-    if (rc == TFN_OK && is_compressed(w))
-        rc = deflate_out(w, NULL, 0, Z_PARTIAL_FLUSH, err);
-    if (rc == TFN_OK)
-        rc = tfn__io_flush(&w->io, w->name, err);
-    return rc;
+    return push_out(w, Z_PARTIAL_FLUSH, err);
 }
 
 int tfn_record_writer_close(tfn_record_writer *w, tfn_error *err)
@@ -337,15 +464,13 @@ int tfn_record_writer_close(tfn_record_writer *w, tfn_error *err)
     if (!w)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_writer_close: NULL writer");
     if (w->closed)
-        return TFN_OK;
+        return w->failed ? repeat_failure(w, err) : TFN_OK;
     w->closed = true;
-    int rc = drain(w, err);
-    if (rc == TFN_OK && is_compressed(w))
-        rc = deflate_out(w, NULL, 0, Z_FINISH, err);
-    if (rc == TFN_OK)
-        rc = tfn__io_flush(&w->io, w->name, err);
+    int rc = w->failed ? repeat_failure(w, err) : push_out(w, Z_FINISH, err);
     /* The file is closed whatever happened before; the first error is reported. */
     int rc2 = tfn__io_close(&w->io, &w->alloc, w->name, rc == TFN_OK ? err : NULL);
+    if (rc == TFN_OK && rc2 != TFN_OK)
+        rc2 = fail_sticky(w, rc2, err);
     if (w->z_ready) {
         (void)deflateEnd(&w->zs);
         w->z_ready = false;
@@ -370,6 +495,14 @@ void tfn_record_writer_mem_data(const tfn_record_writer *w, const uint8_t **data
 uint64_t tfn_record_writer_count(const tfn_record_writer *w)
 {
     return w ? w->count : 0;
+}
+
+void tfn_record_writer_durable(const tfn_record_writer *w, uint64_t *records, uint64_t *bytes)
+{
+    if (records)
+        *records = w ? w->durable_records : 0;
+    if (bytes)
+        *bytes = w ? w->sent_bytes : 0;
 }
 
 void tfn_record_writer_free(tfn_record_writer *w)

@@ -761,7 +761,11 @@ static void test_callbacks(void)
         CHECK_EQ_INT(tfn_record_writer_close(w, &err), TFN_E_IO);
         CHECK_EQ_INT(err.sys_errno, ENOSPC);
         CHECK_EQ_INT(f.closed, 1);
-        CHECK_EQ_INT(tfn_record_writer_write(w, "x", 1, &err), TFN_E_CLOSED);
+        /* the failure is sticky: later calls report it, not "closed" */
+        memset(&err, 0, sizeof err);
+        CHECK_EQ_INT(tfn_record_writer_write(w, "x", 1, &err), TFN_E_IO);
+        CHECK_EQ_INT(err.sys_errno, ENOSPC);
+        CHECK_EQ_INT(tfn_record_writer_close(w, NULL), TFN_E_IO);
         tfn_record_writer_free(w);
         tbuf_free(&f.b);
     }

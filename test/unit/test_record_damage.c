@@ -301,6 +301,45 @@ static void test_delete_insert_every_byte(void)
     tbuf_free(&b);
 }
 
+/* A torn record: record k cut after `cut` bytes of its frame (a writer that died or
+ * failed mid-record), the records after it whole. RAISE returns the records before
+ * and an error; SKIP returns every other record, one region of `cut` bytes skipped,
+ * whether the torn record's length runs past the end of the file or not. */
+static void test_torn_record_every_cut(void)
+{
+    tbuf b;
+    make_file(&b);
+    int bad = 0;
+    uint8_t *d = (uint8_t *)malloc(b.n);
+    REQUIRE(d != NULL);
+    for (size_t k = 0; k + 1 < NREC; k++) {
+        size_t frame = rec_start[k + 1] - rec_start[k];
+        for (size_t cut = 1; cut < frame; cut++) {
+            memcpy(d, b.p, rec_start[k] + cut);
+            memcpy(d + rec_start[k] + cut, b.p + rec_start[k + 1], b.n - rec_start[k + 1]);
+            size_t n = b.n - (frame - cut);
+            for (int mode = 0; mode < 2; mode++) {
+                outcome o;
+                read_stream(d, n, TFN_COMPRESSION_NONE, 0, mode, &o);
+                bool ok = got_prefix(&o, k) && o.rc < 0 && o.unknown == 0 &&
+                          o.err.record_index == k;
+                read_stream(d, n, TFN_COMPRESSION_NONE, 1, mode, &o);
+                ok = ok && got_all_but(&o, k) && o.rc == TFN_END && o.skipped == 1 &&
+                     o.skipped_bytes == cut;
+                if (!ok) {
+                    bad++;
+                    fprintf(stderr, "  torn record %zu at %zu (mode %d): %zu records, rc %d, "
+                                    "skipped %" PRIu64 "/%" PRIu64 "\n",
+                            k, cut, mode, o.count, o.rc, o.skipped, o.skipped_bytes);
+                }
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(d);
+    tbuf_free(&b);
+}
+
 /* Compressed streams with a flipped byte or cut short at every position: no crash,
  * records come back in order and intact, errors are DATA_LOSS / TRUNCATED. */
 static void test_compressed_damage(void)
@@ -438,6 +477,7 @@ int main(void)
     RUN(test_truncate_every_length);
     RUN(test_garbage_tail);
     RUN(test_delete_insert_every_byte);
+    RUN(test_torn_record_every_cut);
     RUN(test_compressed_damage);
     RUN(test_random_inputs);
     return harness_finish();
