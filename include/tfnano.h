@@ -1056,6 +1056,191 @@ TFN_API int tfn_bucket_plan_pad_batch(const tfn_bucket_plan *plan, size_t batch,
                                       double value, void *out, int out_dtype, uint8_t *mask,
                                       int64_t *lengths, tfn_error *err);
 
+/* ==================================================================================
+ * MARK: Images - decode, resize, encode (lib/image, over libjpeg-turbo and libpng)
+ *
+ * JPEG and PNG bytes in, uint8 HWC pixels out (height, width, channels, row-major),
+ * with TensorFlow's decode_jpeg / decode_png / resize semantics (docs/images.md has
+ * the parity table). A zero-initialised options struct means TensorFlow's defaults.
+ * Every function here is thread-safe: it keeps no state between calls (the batch
+ * functions start and join their own worker threads within the call). libjpeg and
+ * libpng errors are caught (longjmp) and reported; warnings are counted, never
+ * printed, as TensorFlow ignores them.
+ * ================================================================================== */
+
+typedef enum tfn_image_format {
+    TFN_IMAGE_UNKNOWN = 0,
+    TFN_IMAGE_JPEG = 1,
+    TFN_IMAGE_PNG = 2,
+    TFN_IMAGE_GIF = 3, /* recognised (magic bytes) but not decoded */
+    TFN_IMAGE_BMP = 4  /* recognised (magic bytes) but not decoded */
+} tfn_image_format;
+
+/* Inverse DCT of JPEG decoding. TensorFlow's decode_jpeg default (dct_method="") is
+ * INTEGER_FAST; INTEGER_ACCURATE is libjpeg's slow integer method. */
+typedef enum tfn_image_dct {
+    TFN_IMAGE_DCT_FAST = 0,    /* JDCT_IFAST: TensorFlow's default */
+    TFN_IMAGE_DCT_ACCURATE = 1 /* JDCT_ISLOW */
+} tfn_image_dct;
+
+/* How to decode. All-zero = tf.io.decode_image / decode_jpeg defaults. */
+typedef struct tfn_image_decode_options {
+    int channels;            /* 0 (as stored; CMYK JPEG gives 3), 1, 3 or 4 */
+    int ratio;               /* JPEG DCT-domain downscaling: 0 or 1 (none), 2, 4, 8 */
+    int dct_method;          /* a tfn_image_dct */
+    int no_fancy_upscaling;  /* 1: libjpeg's plain chroma upsampling (TF: fancy_upscaling=False) */
+    int try_recover_truncated; /* JPEG: a truncated file decodes, missing rows repeat the last */
+    int crop;                /* 1: decode only the window below (TF decode_and_crop_jpeg) */
+    int32_t crop_y, crop_x, crop_height, crop_width;
+    int uint16_output;       /* PNG: 16-bit samples (TF decode_png dtype=uint16) */
+} tfn_image_decode_options;
+
+/* Shape of an image as stored and as it will be decoded. */
+typedef struct tfn_image_info {
+    int format;           /* a tfn_image_format */
+    uint32_t height;      /* as stored */
+    uint32_t width;
+    int components;       /* channels as stored (JPEG: 1, 3 or 4; PNG: 1-4) */
+    int bit_depth;        /* bits per sample (JPEG 8; PNG 1-16) */
+    uint32_t out_height;  /* after ratio and crop */
+    uint32_t out_width;
+    int out_channels;     /* after channels (0 resolved) */
+    int bytes_per_sample; /* 1, or 2 with uint16_output on a PNG */
+} tfn_image_info;
+
+/* The format from the magic bytes, as TensorFlow's decode_image classifies it. */
+TFN_API int tfn_image_format_of(const void *data, size_t len);
+
+/* Reads the header only (tf.image.extract_jpeg_shape, and the size to allocate).
+ * @param opt  may be NULL (defaults).
+ * @return TFN_OK; TFN_E_INVALID_ARG (empty input "Input is empty.", bad options, a
+ *         crop window outside the image, unknown or undecodable format);
+ *         TFN_E_TRUNCATED (the header is cut short); TFN_E_CORRUPT (bad header);
+ *         TFN_E_LIMIT (more than 2^29 output bytes, TensorFlow's limit). */
+TFN_API int tfn_image_probe(const void *data, size_t len,
+                            const tfn_image_decode_options *opt, tfn_image_info *info,
+                            tfn_error *err);
+
+/* Decodes one JPEG or PNG into the caller's buffer `dst` of `cap` bytes, rows packed
+ * (out_height * out_width * out_channels * bytes_per_sample bytes).
+ * @param info  receives the shape (also on TFN_E_BUF_TOO_SMALL); may be NULL.
+ * @return TFN_OK; TFN_E_BUF_TOO_SMALL (err->offset = bytes needed); the errors of
+ *         tfn_image_probe(); TFN_E_TRUNCATED ("truncated JPEG: Premature end of JPEG
+ *         file", a PNG cut short); TFN_E_CORRUPT (the decoder's own message). `dst`
+ *         holds unspecified bytes after an error. */
+TFN_API int tfn_image_decode(const void *data, size_t len,
+                             const tfn_image_decode_options *opt, void *dst, size_t cap,
+                             tfn_image_info *info, tfn_error *err);
+
+/* Element type of resized / normalised output. */
+typedef enum tfn_image_dtype {
+    TFN_IMAGE_UINT8 = 0,
+    TFN_IMAGE_FLOAT32 = 1,
+    TFN_IMAGE_BFLOAT16 = 2 /* float32 rounded to nearest even, as TensorFlow casts */
+} tfn_image_dtype;
+
+typedef enum tfn_image_resize_method {
+    TFN_RESIZE_BILINEAR = 0, /* tf.image.resize default: half_pixel_centers, no antialias */
+    TFN_RESIZE_NEAREST = 1   /* nearest neighbour, half_pixel_centers */
+} tfn_image_resize_method;
+
+/* What a batch does with a record that fails to decode. */
+typedef enum tfn_image_on_error {
+    TFN_IMAGE_RAISE = 0, /* the call fails with the lowest failing record's error */
+    TFN_IMAGE_SKIP = 1   /* its output is zero-filled, status[i] says why; call succeeds */
+} tfn_image_on_error;
+
+/* Decode -> resize -> normalise -> store, per image of a batch. All-zero = decode as
+ * TF does, resize bilinear to height x width, float32 NHWC, values unchanged. */
+typedef struct tfn_image_batch_options {
+    tfn_image_decode_options decode;
+    uint32_t height, width;  /* output size; 0 and 0 = no resize (all images that size) */
+    int method;              /* a tfn_image_resize_method */
+    int dct_scale;           /* 1: let JPEG decode at 1/2, 1/4, 1/8 while the result stays
+                                >= height x width (faster; values differ from TensorFlow) */
+    int dtype;               /* a tfn_image_dtype */
+    int nchw;                /* 1: channels first per image */
+    /* value = (pixel - sub[c]) * mul[c], or / mul[c] when divide is 1 (x / 255.0 as
+       TensorFlow computes it); mul[c] == 0 counts as 1 */
+    float sub[4];
+    float mul[4];
+    int divide;
+    int on_error;            /* a tfn_image_on_error */
+    int num_threads;         /* 0: one per online CPU; 1: the calling thread only */
+} tfn_image_batch_options;
+
+/* Decodes, resizes and normalises n encoded images into `out`, a dense
+ * n x height x width x C array (C = decode.channels, which must be 1, 3 or 4 here; or
+ * n x C x height x width with nchw) of `dtype`. Runs on num_threads threads.
+ * @param data, lens  the n encoded images (data[i] may be NULL when lens[i] is 0).
+ * @param out_cap  bytes at out (at least n * height * width * C * dtype size).
+ * @param status   n per-record statuses (TFN_OK or the error), or NULL.
+ * @return TFN_OK (also when records were skipped under TFN_IMAGE_SKIP); the lowest
+ *         failing record's error under TFN_IMAGE_RAISE (err->record_index names it,
+ *         the message starts "record <i>: "); TFN_E_INVALID_ARG (bad options, n == 0
+ *         allowed); TFN_E_BUF_TOO_SMALL; TFN_E_NOMEM. */
+TFN_API int tfn_image_decode_resize_batch(const void *const *data, const size_t *lens,
+                                          size_t n, const tfn_image_batch_options *opt,
+                                          void *out, size_t out_cap, int32_t *status,
+                                          tfn_error *err);
+
+/* As tfn_image_decode_resize_batch() on n already-decoded uint8 HWC images
+ * (pixels[i] of heights[i] x widths[i] x channels, channels 1-4); `opt->decode` is
+ * ignored (the output has `channels` channels). */
+TFN_API int tfn_image_resize_batch(const uint8_t *const *pixels, const uint32_t *heights,
+                                   const uint32_t *widths, int channels, size_t n,
+                                   const tfn_image_batch_options *opt, void *out,
+                                   size_t out_cap, tfn_error *err);
+
+/* Resizes one HWC image of float32 (src_dtype TFN_IMAGE_FLOAT32) or uint8 samples to
+ * out_h x out_w float32 (bilinear) or the source type (nearest), as tf.image.resize.
+ * @return TFN_OK, TFN_E_INVALID_ARG (zero sizes, bad method/dtype, NULL pointers). */
+TFN_API int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t width,
+                             int channels, void *dst, uint32_t out_height,
+                             uint32_t out_width, int method, tfn_error *err);
+
+/* Decodes n images on num_threads threads (0: one per CPU), each into its own block
+ * allocated with malloc (free each with tfn_image_free()).
+ * @param pixels  receives n pointers (NULL for a failed record).
+ * @param infos   receives n shapes.
+ * @param status  n per-record statuses, or NULL.
+ * @return TFN_OK; under TFN_IMAGE_RAISE the lowest failing record's error (nothing
+ *         stays allocated then); TFN_E_NOMEM. */
+TFN_API int tfn_image_decode_batch(const void *const *data, const size_t *lens, size_t n,
+                                   const tfn_image_decode_options *opt, int on_error,
+                                   int num_threads, uint8_t **pixels, tfn_image_info *infos,
+                                   int32_t *status, tfn_error *err);
+
+/* Frees a block from tfn_image_decode_batch() or an encoder. NULL is accepted. */
+TFN_API void tfn_image_free(void *p);
+
+/* JPEG encoder options (zero = tf.io.encode_jpeg defaults except quality: 0 means 95). */
+typedef struct tfn_image_jpeg_options {
+    int quality;              /* 1..100; 0 = 95 */
+    int progressive;
+    int optimize_size;
+    int no_chroma_downsampling; /* 1: 4:4:4 (TF chroma_downsampling=False) */
+    int density_unit;         /* 0 = inches (TF "in"), 2 = cm */
+    int x_density, y_density; /* 0 = 300 */
+} tfn_image_jpeg_options;
+
+/* Encodes height x width x channels uint8 pixels (channels 1 or 3) as JPEG, as
+ * tf.io.encode_jpeg does. *out receives a malloc'd block (free with tfn_image_free()),
+ * *out_len its size.
+ * @return TFN_OK, TFN_E_INVALID_ARG (zero or too large sizes, bad channels or options),
+ *         TFN_E_NOMEM, TFN_E_CORRUPT (an error libjpeg reported). */
+TFN_API int tfn_image_encode_jpeg(const uint8_t *pixels, uint32_t height, uint32_t width,
+                                  int channels, const tfn_image_jpeg_options *opt,
+                                  uint8_t **out, size_t *out_len, tfn_error *err);
+
+/* Encodes height x width x channels (1-4) samples, 8-bit or 16-bit (native-endian
+ * uint16, bit_depth 16), as PNG with zlib `compression` -1 (default) .. 9, as
+ * tf.io.encode_png does. Output as tfn_image_encode_jpeg().
+ * @return TFN_OK, TFN_E_INVALID_ARG, TFN_E_NOMEM, TFN_E_CORRUPT (libpng's error). */
+TFN_API int tfn_image_encode_png(const void *pixels, uint32_t height, uint32_t width,
+                                 int channels, int bit_depth, int compression,
+                                 uint8_t **out, size_t *out_len, tfn_error *err);
+
 /* TFN_CDEF_END */
 
 #ifdef __cplusplus

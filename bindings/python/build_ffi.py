@@ -134,7 +134,7 @@ def make_builder(extra_sources=(), module="tfnano._native"):
                             "-include", _rel(os.path.join(ROOT, "lib", "nanopb_rename.h"))]
         + extra,
         extra_objects=[_rel(nanopb_obj)],
-        libraries=["z", "m"],
+        libraries=["z", "m", "jpeg", "png16", "pthread"],
     )
     return ffi
 

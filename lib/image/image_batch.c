@@ -1,0 +1,264 @@
+/* image_batch.c - fused batches: decode -> resize -> normalise -> store into one dense
+ * array, per image on worker threads (each with its own decode buffer and resize
+ * tables), and resizing of already-decoded images. */
+#include "image_internal.h"
+#include "image_threads.h"
+
+#include <stdlib.h>
+
+typedef struct worker {
+    uint8_t *pixels; /* decoded image, grown as needed */
+    size_t cap;
+    void *scratch;   /* resize tables and one float row */
+    size_t scratch_cap;
+} worker;
+
+static void worker_free(void *state)
+{
+    worker *w = state;
+    free(w->pixels);
+    free(w->scratch);
+}
+
+static bool worker_reserve(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    void *q = realloc(*p, need);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = need;
+    return true;
+}
+
+typedef struct worker_sink {
+    tfn__image_sink base;
+    worker *w;
+} worker_sink;
+
+static void *worker_get(tfn__image_sink *self, const tfn_image_info *info, size_t bytes,
+                        tfn_error *err)
+{
+    (void)info;
+    worker *w = ((worker_sink *)(void *)self)->w;
+    if (!worker_reserve((void **)&w->pixels, &w->cap, bytes ? bytes : 1)) {
+        tfn__fail(err, TFN_E_NOMEM, "out of memory (%zu bytes for an image)", bytes);
+        return NULL;
+    }
+    return w->pixels;
+}
+
+static size_t dtype_size(int dtype)
+{
+    return dtype == TFN_IMAGE_FLOAT32 ? 4 : dtype == TFN_IMAGE_BFLOAT16 ? 2 : 1;
+}
+
+typedef struct batch_job {
+    tfn__image_jobs jobs;
+    const tfn_image_batch_options *opt;
+    tfn_image_decode_options decode; /* channels resolved */
+    int channels;
+    float mul[4];
+    bool identity;
+    size_t image_bytes; /* bytes of one output image */
+    uint8_t *out;
+    int32_t *status;
+    /* encoded input */
+    const void *const *data;
+    const size_t *lens;
+    /* or decoded input */
+    const uint8_t *const *pixels;
+    const uint32_t *heights, *widths;
+} batch_job;
+
+static int resize_into(batch_job *j, worker *w, size_t i, const uint8_t *src, uint32_t h,
+                       uint32_t wd, tfn_error *err)
+{
+    const tfn_image_batch_options *o = j->opt;
+    size_t need = tfn__resize_scratch_size(o->width, o->height, j->channels);
+    if (!worker_reserve(&w->scratch, &w->scratch_cap, need))
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables)");
+    tfn__resize_out out = {j->out + i * j->image_bytes, o->dtype, o->nchw, o->method,
+                           o->sub, j->mul, o->divide, j->identity};
+    tfn__resize_u8(src, h, wd, j->channels, o->height, o->width, &out, w->scratch);
+    return TFN_OK;
+}
+
+/* The largest DCT scale 1/r that keeps the decoded image at least the target size. */
+static int pick_ratio(const tfn_image_info *info, uint32_t oh, uint32_t ow)
+{
+    for (int r = 8; r >= 2; r /= 2) {
+        uint64_t sh = (info->height + (uint64_t)r - 1) / (uint64_t)r;
+        uint64_t sw = (info->width + (uint64_t)r - 1) / (uint64_t)r;
+        if (sh >= oh && sw >= ow)
+            return r;
+    }
+    return 1;
+}
+
+static int decode_resize_one(tfn__image_jobs *jobs, size_t i, void *state, tfn_error *err)
+{
+    batch_job *j = (batch_job *)(void *)jobs;
+    worker *w = state;
+    const uint8_t *data = j->data[i];
+    size_t len = j->lens[i];
+    tfn_image_decode_options dopt = j->decode;
+    tfn_image_info info;
+    int rc = TFN_OK;
+    if (j->opt->dct_scale && !dopt.crop && dopt.ratio <= 1 &&
+        tfn_image_format_of(data, len) == TFN_IMAGE_JPEG) {
+        rc = tfn__image_decode_any(data, len, &dopt, &info, NULL, err);
+        if (rc == TFN_OK)
+            dopt.ratio = pick_ratio(&info, j->opt->height, j->opt->width);
+    }
+    if (rc == TFN_OK) {
+        worker_sink sink = {{worker_get}, w};
+        rc = tfn__image_decode_any(data, len, &dopt, &info, &sink.base, err);
+    }
+    if (rc == TFN_OK && info.bytes_per_sample != 1)
+        rc = tfn__fail(err, TFN_E_INVALID_ARG, "16-bit output is not supported in a batch");
+    if (rc == TFN_OK)
+        rc = resize_into(j, w, i, w->pixels, info.out_height, info.out_width, err);
+    if (j->status)
+        j->status[i] = rc;
+    if (rc != TFN_OK)
+        memset(j->out + i * j->image_bytes, 0, j->image_bytes);
+    return rc;
+}
+
+static int resize_one(tfn__image_jobs *jobs, size_t i, void *state, tfn_error *err)
+{
+    batch_job *j = (batch_job *)(void *)jobs;
+    if (!j->pixels[i] || j->heights[i] == 0 || j->widths[i] == 0)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "empty image (%ux%u)", j->heights[i],
+                         j->widths[i]);
+    return resize_into(j, state, i, j->pixels[i], j->heights[i], j->widths[i], err);
+}
+
+static int setup(batch_job *j, const tfn_image_batch_options *opt, int channels, size_t n,
+                 void *out, size_t out_cap, tfn_error *err)
+{
+    memset(j, 0, sizeof *j);
+    if (!opt)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: options are NULL");
+    if (channels != 1 && channels != 3 && channels != 4 && channels != 2)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "image batch: channels must be 1, 3 or 4 (got %d)", channels);
+    if (opt->height == 0 || opt->width == 0)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: output size %ux%u",
+                         opt->height, opt->width);
+    if (opt->method != TFN_RESIZE_BILINEAR && opt->method != TFN_RESIZE_NEAREST)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: unknown resize method %d",
+                         opt->method);
+    if (opt->dtype != TFN_IMAGE_UINT8 && opt->dtype != TFN_IMAGE_FLOAT32 &&
+        opt->dtype != TFN_IMAGE_BFLOAT16)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: unknown dtype %d", opt->dtype);
+    uint64_t px = (uint64_t)opt->height * opt->width * (uint64_t)channels;
+    if (px >= TFN__IMAGE_MAX_BYTES)
+        return tfn__fail(err, TFN_E_LIMIT, "image batch: output images of %ux%u too large",
+                         opt->height, opt->width);
+    j->opt = opt;
+    j->channels = channels;
+    j->image_bytes = (size_t)px * dtype_size(opt->dtype);
+    size_t total;
+    if (!tfn__mul_size(j->image_bytes, n, &total))
+        return tfn__fail(err, TFN_E_LIMIT, "image batch: output size overflows");
+    if (n && (!out || out_cap < total)) {
+        tfn__fail(err, TFN_E_BUF_TOO_SMALL, "image batch: output of %zu bytes, needs %zu",
+                  out_cap, total);
+        if (err)
+            err->offset = total;
+        return TFN_E_BUF_TOO_SMALL;
+    }
+    j->out = out;
+    for (int k = 0; k < 4; k++)
+        j->mul[k] = opt->mul[k] == 0.0f ? 1.0f : opt->mul[k];
+    j->identity = true;
+    for (int k = 0; k < channels; k++)
+        if (opt->sub[k] != 0.0f || j->mul[k] != 1.0f)
+            j->identity = false;
+    j->jobs.n = n;
+    j->jobs.free_state = worker_free;
+    j->jobs.stop_on_error = opt->on_error != TFN_IMAGE_SKIP;
+    return TFN_OK;
+}
+
+int tfn_image_decode_resize_batch(const void *const *data, const size_t *lens, size_t n,
+                                  const tfn_image_batch_options *opt, void *out,
+                                  size_t out_cap, int32_t *status, tfn_error *err)
+{
+    batch_job j;
+    int channels = opt ? opt->decode.channels : 0;
+    int rc = setup(&j, opt, channels, n, out, out_cap, err);
+    if (rc != TFN_OK)
+        return rc;
+    if (n == 0)
+        return TFN_OK;
+    if (!data || !lens)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: NULL data or lens");
+    rc = tfn__image_check_options(&opt->decode, err);
+    if (rc != TFN_OK)
+        return rc;
+    j.decode = opt->decode;
+    j.data = data;
+    j.lens = lens;
+    j.status = status;
+    j.jobs.run = decode_resize_one;
+    rc = tfn__image_run_jobs(&j.jobs, opt->num_threads, sizeof(worker), err);
+    if (rc != TFN_OK && opt->on_error == TFN_IMAGE_SKIP && rc != TFN_E_NOMEM)
+        rc = TFN_OK;
+    return rc;
+}
+
+int tfn_image_resize_batch(const uint8_t *const *pixels, const uint32_t *heights,
+                           const uint32_t *widths, int channels, size_t n,
+                           const tfn_image_batch_options *opt, void *out, size_t out_cap,
+                           tfn_error *err)
+{
+    batch_job j;
+    int rc = setup(&j, opt, channels, n, out, out_cap, err);
+    if (rc != TFN_OK)
+        return rc;
+    if (n == 0)
+        return TFN_OK;
+    if (!pixels || !heights || !widths)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: NULL pixels or sizes");
+    j.pixels = pixels;
+    j.heights = heights;
+    j.widths = widths;
+    j.jobs.run = resize_one;
+    j.jobs.stop_on_error = true;
+    return tfn__image_run_jobs(&j.jobs, opt->num_threads, sizeof(worker), err);
+}
+
+int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t width,
+                     int channels, void *dst, uint32_t out_height, uint32_t out_width,
+                     int method, tfn_error *err)
+{
+    if (!src || !dst)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: NULL image");
+    if (height == 0 || width == 0 || out_height == 0 || out_width == 0 || channels < 1)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "tfn_image_resize: sizes must be positive (%ux%ux%d -> %ux%u)",
+                         height, width, channels, out_height, out_width);
+    if (method != TFN_RESIZE_BILINEAR && method != TFN_RESIZE_NEAREST)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: unknown method %d", method);
+    if (src_dtype != TFN_IMAGE_UINT8 && src_dtype != TFN_IMAGE_FLOAT32)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: source dtype %d", src_dtype);
+    void *scratch = malloc(tfn__resize_scratch_size(out_width, out_height, channels));
+    if (!scratch)
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables)");
+    if (src_dtype == TFN_IMAGE_FLOAT32) {
+        tfn__resize_f32(src, height, width, channels, out_height, out_width, method, dst,
+                        scratch);
+    } else {
+        static const float zero[4], one[4] = {1, 1, 1, 1};
+        tfn__resize_out out = {dst, method == TFN_RESIZE_NEAREST ? TFN_IMAGE_UINT8
+                                                                 : TFN_IMAGE_FLOAT32,
+                               0, method, zero, one, 0, true};
+        tfn__resize_u8(src, height, width, channels, out_height, out_width, &out, scratch);
+    }
+    free(scratch);
+    return TFN_OK;
+}

@@ -1,0 +1,577 @@
+/* test_image.c - lib/image: JPEG/PNG decode against images made by our encoders
+ * (smooth synthetic scenes), channel conversions, DCT scaling and crop shapes, damaged
+ * and empty input, resize against a double-precision reference, and the threaded
+ * batch functions against one-at-a-time decoding. */
+#include "harness.h"
+#include "tfnano.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* A smooth RGB scene: gradients plus a soft disc, like a photo without noise. */
+static uint8_t *make_scene(uint32_t h, uint32_t w, int c, unsigned seed)
+{
+    uint8_t *px = malloc((size_t)h * w * (size_t)c);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            double dx = (double)x - w * 0.4, dy = (double)y - h * 0.6;
+            double disc = exp(-(dx * dx + dy * dy) / (0.05 * w * h));
+            for (int k = 0; k < c; k++) {
+                double v = 40.0 + 120.0 * (double)(x + (unsigned)k * 7 + seed) / w +
+                           60.0 * (double)y / h + 80.0 * disc * (k + 1) / c;
+                px[((size_t)y * w + x) * (size_t)c + (size_t)k] =
+                    (uint8_t)(v > 255 ? 255 : v);
+            }
+        }
+    return px;
+}
+
+static double mean_abs_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += fabs((double)a[i] - (double)b[i]);
+    return n ? s / (double)n : 0;
+}
+
+static uint8_t *encode_jpeg(const uint8_t *px, uint32_t h, uint32_t w, int c, int quality,
+                            size_t *len)
+{
+    tfn_image_jpeg_options o;
+    memset(&o, 0, sizeof o);
+    o.quality = quality;
+    uint8_t *out = NULL;
+    tfn_error err;
+    int rc = tfn_image_encode_jpeg(px, h, w, c, &o, &out, len, &err);
+    if (rc != TFN_OK)
+        fprintf(stderr, "encode_jpeg: %s\n", err.msg);
+    return out;
+}
+
+static void test_jpeg_roundtrip(void)
+{
+    uint32_t h = 61, w = 83; /* not multiples of the MCU size */
+    uint8_t *px = make_scene(h, w, 3, 1);
+    size_t len = 0;
+    uint8_t *jpg = encode_jpeg(px, h, w, 3, 95, &len);
+    REQUIRE(jpg != NULL && len > 100);
+    CHECK_EQ_INT(tfn_image_format_of(jpg, len), TFN_IMAGE_JPEG);
+
+    tfn_image_info info;
+    tfn_error err;
+    CHECK_EQ_INT(tfn_image_probe(jpg, len, NULL, &info, &err), TFN_OK);
+    CHECK_EQ_INT(info.height, h);
+    CHECK_EQ_INT(info.width, w);
+    CHECK_EQ_INT(info.components, 3);
+    CHECK_EQ_INT(info.out_channels, 3);
+
+    size_t n = (size_t)h * w * 3;
+    uint8_t *out = malloc(n);
+    tfn_image_decode_options o;
+    memset(&o, 0, sizeof o);
+    for (int dct = 0; dct < 2; dct++) {
+        o.dct_method = dct;
+        CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, out, n, &info, &err), TFN_OK);
+        CHECK(mean_abs_diff(px, out, n) < 2.0);
+    }
+    /* A buffer one byte short: BUF_TOO_SMALL with the size needed. */
+    CHECK_EQ_INT(tfn_image_decode(jpg, len, NULL, out, n - 1, &info, &err), TFN_E_BUF_TOO_SMALL);
+    CHECK_EQ_INT(err.offset, n);
+
+    /* channels=1 gives luma; channels=4 adds opaque alpha with the same RGB. */
+    uint8_t *gray = malloc((size_t)h * w);
+    o.dct_method = 0;
+    o.channels = 1;
+    CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, gray, (size_t)h * w, &info, &err), TFN_OK);
+    CHECK_EQ_INT(info.out_channels, 1);
+    uint8_t *rgba = malloc((size_t)h * w * 4);
+    o.channels = 4;
+    CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, rgba, (size_t)h * w * 4, &info, &err), TFN_OK);
+    o.channels = 3;
+    CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, out, n, &info, &err), TFN_OK);
+    int alpha_ok = 1, rgb_ok = 1;
+    double luma_err = 0;
+    for (size_t i = 0; i < (size_t)h * w; i++) {
+        alpha_ok &= rgba[i * 4 + 3] == 255;
+        rgb_ok &= memcmp(rgba + i * 4, out + i * 3, 3) == 0;
+        double y = 0.299 * out[i * 3] + 0.587 * out[i * 3 + 1] + 0.114 * out[i * 3 + 2];
+        luma_err += fabs(y - gray[i]);
+    }
+    CHECK(alpha_ok);
+    CHECK(rgb_ok);
+    CHECK(luma_err / ((double)h * w) < 2.0);
+
+    /* DCT-domain scaling: ceil(size / ratio). */
+    for (int r = 2; r <= 8; r *= 2) {
+        o.ratio = r;
+        CHECK_EQ_INT(tfn_image_probe(jpg, len, &o, &info, &err), TFN_OK);
+        CHECK_EQ_INT(info.out_height, (h + (uint32_t)r - 1) / (uint32_t)r);
+        CHECK_EQ_INT(info.out_width, (w + (uint32_t)r - 1) / (uint32_t)r);
+        CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, out, n, &info, &err), TFN_OK);
+    }
+    o.ratio = 3;
+    CHECK_EQ_INT(tfn_image_probe(jpg, len, &o, &info, &err), TFN_E_INVALID_ARG);
+    free(gray);
+    free(rgba);
+    free(out);
+    free(px);
+    tfn_image_free(jpg);
+}
+
+static void test_jpeg_crop(void)
+{
+    uint32_t h = 64, w = 96;
+    uint8_t *px = make_scene(h, w, 3, 2);
+    size_t len = 0;
+    uint8_t *jpg = encode_jpeg(px, h, w, 3, 90, &len);
+    REQUIRE(jpg != NULL);
+    size_t n = (size_t)h * w * 3;
+    uint8_t *full = malloc(n), *crop = malloc(n);
+    tfn_image_info info;
+    tfn_error err;
+    tfn_image_decode_options o;
+    memset(&o, 0, sizeof o);
+    REQUIRE(tfn_image_decode(jpg, len, &o, full, n, &info, &err) == TFN_OK);
+    static const int32_t windows[][4] = {{0, 0, 64, 96}, {5, 7, 20, 30}, {17, 33, 40, 50},
+                                         {63, 95, 1, 1}, {8, 16, 16, 16}};
+    for (size_t t = 0; t < sizeof windows / sizeof windows[0]; t++) {
+        o.crop = 1;
+        o.crop_y = windows[t][0];
+        o.crop_x = windows[t][1];
+        o.crop_height = windows[t][2];
+        o.crop_width = windows[t][3];
+        REQUIRE(tfn_image_decode(jpg, len, &o, crop, n, &info, &err) == TFN_OK);
+        CHECK_EQ_INT(info.out_height, o.crop_height);
+        CHECK_EQ_INT(info.out_width, o.crop_width);
+        /* The window of the full decode, up to libjpeg's smoothing at the cut edges. */
+        double diff = 0;
+        for (int32_t y = 0; y < o.crop_height; y++)
+            diff += mean_abs_diff(crop + (size_t)y * (size_t)o.crop_width * 3,
+                                  full + (((size_t)(y + o.crop_y)) * w + (size_t)o.crop_x) * 3,
+                                  (size_t)o.crop_width * 3);
+        CHECK(diff / o.crop_height < 1.0);
+    }
+    o.crop_y = 60;
+    o.crop_height = 10; /* past the bottom */
+    CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, crop, n, &info, &err), TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "crop window") != NULL);
+    o.crop_height = 0;
+    CHECK_EQ_INT(tfn_image_decode(jpg, len, &o, crop, n, &info, &err), TFN_E_INVALID_ARG);
+    free(full);
+    free(crop);
+    free(px);
+    tfn_image_free(jpg);
+}
+
+static void test_png_roundtrip(void)
+{
+    uint32_t h = 23, w = 37;
+    for (int c = 1; c <= 4; c++) {
+        uint8_t *px = make_scene(h, w, c, (unsigned)c);
+        uint8_t *png = NULL;
+        size_t len = 0;
+        tfn_error err;
+        REQUIRE(tfn_image_encode_png(px, h, w, c, 8, -1, &png, &len, &err) == TFN_OK);
+        CHECK_EQ_INT(tfn_image_format_of(png, len), TFN_IMAGE_PNG);
+        size_t n = (size_t)h * w * 4 * 2;
+        uint8_t *out = malloc(n);
+        tfn_image_info info;
+        REQUIRE(tfn_image_decode(png, len, NULL, out, n, &info, &err) == TFN_OK);
+        CHECK_EQ_INT(info.out_channels, c);
+        CHECK_EQ_INT(info.components, c);
+        CHECK(memcmp(out, px, (size_t)h * w * (size_t)c) == 0);
+
+        tfn_image_decode_options o;
+        memset(&o, 0, sizeof o);
+        /* To RGBA: gray replicated, alpha kept or added opaque. */
+        o.channels = 4;
+        REQUIRE(tfn_image_decode(png, len, &o, out, n, &info, &err) == TFN_OK);
+        int ok = 1;
+        for (size_t i = 0; i < (size_t)h * w; i++) {
+            const uint8_t *s = px + i * (size_t)c, *d = out + i * 4;
+            uint8_t r = s[0], g = c >= 3 ? s[1] : s[0], b = c >= 3 ? s[2] : s[0];
+            uint8_t a = c == 2 ? s[1] : c == 4 ? s[3] : 255;
+            ok &= d[0] == r && d[1] == g && d[2] == b && d[3] == a;
+        }
+        CHECK(ok);
+        /* 16-bit output of an 8-bit file: v * 257. */
+        o.channels = 0;
+        o.uint16_output = 1;
+        REQUIRE(tfn_image_decode(png, len, &o, out, n, &info, &err) == TFN_OK);
+        CHECK_EQ_INT(info.bytes_per_sample, 2);
+        const uint16_t *o16 = (const uint16_t *)(const void *)out;
+        ok = 1;
+        for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+            ok &= o16[i] == px[i] * 257u;
+        CHECK(ok);
+        free(out);
+        free(px);
+        tfn_image_free(png);
+    }
+    /* A 16-bit file: exact with uint16 output, high bytes with uint8. */
+    uint16_t px16[6 * 5 * 3];
+    for (size_t i = 0; i < sizeof px16 / 2; i++)
+        px16[i] = (uint16_t)(i * 2113u + 7u);
+    uint8_t *png = NULL;
+    size_t len = 0;
+    tfn_error err;
+    REQUIRE(tfn_image_encode_png(px16, 6, 5, 3, 16, 9, &png, &len, &err) == TFN_OK);
+    uint16_t back[6 * 5 * 3];
+    tfn_image_decode_options o;
+    memset(&o, 0, sizeof o);
+    o.uint16_output = 1;
+    tfn_image_info info;
+    REQUIRE(tfn_image_decode(png, len, &o, back, sizeof back, &info, &err) == TFN_OK);
+    CHECK(memcmp(back, px16, sizeof back) == 0);
+    uint8_t back8[6 * 5 * 3];
+    REQUIRE(tfn_image_decode(png, len, NULL, back8, sizeof back8, &info, &err) == TFN_OK);
+    int ok = 1;
+    for (size_t i = 0; i < sizeof back8; i++)
+        ok &= back8[i] == (px16[i] >> 8);
+    CHECK(ok);
+    tfn_image_free(png);
+}
+
+/* Every prefix of a valid image fails cleanly (or decodes, for the few that end at a
+ * point libjpeg accepts), and flipped bytes never crash. */
+static void test_damaged_inputs(void)
+{
+    uint32_t h = 40, w = 48;
+    uint8_t *px = make_scene(h, w, 3, 3);
+    size_t jlen = 0, plen = 0;
+    uint8_t *jpg = encode_jpeg(px, h, w, 3, 90, &jlen);
+    uint8_t *png = NULL;
+    tfn_error err;
+    REQUIRE(jpg != NULL);
+    REQUIRE(tfn_image_encode_png(px, h, w, 3, 8, 6, &png, &plen, &err) == TFN_OK);
+    size_t n = (size_t)h * w * 4;
+    uint8_t *out = malloc(n);
+    tfn_image_info info;
+
+    CHECK_EQ_INT(tfn_image_decode(jpg, 0, NULL, out, n, &info, &err), TFN_E_INVALID_ARG);
+    CHECK_STR(err.msg, "Input is empty.");
+    CHECK_EQ_INT(tfn_image_decode(NULL, 0, NULL, out, n, &info, &err), TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_image_decode("hello world", 11, NULL, out, n, &info, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "Unknown image file format") != NULL);
+    CHECK_EQ_INT(tfn_image_decode("GIF89a", 6, NULL, out, n, &info, &err), TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "GIF") != NULL);
+
+    /* Truncated JPEG: the data ends inside the scan. */
+    CHECK_EQ_INT(tfn_image_decode(jpg, jlen / 2, NULL, out, n, &info, &err), TFN_E_TRUNCATED);
+    CHECK(strstr(err.msg, "truncated JPEG") != NULL);
+    /* Cut inside the scan, it decodes with try_recover_truncated (the rest gray). */
+    tfn_image_decode_options o;
+    memset(&o, 0, sizeof o);
+    o.try_recover_truncated = 1;
+    CHECK_EQ_INT(tfn_image_decode(jpg, jlen * 3 / 4, &o, out, n, &info, &err), TFN_OK);
+    CHECK_EQ_INT(tfn_image_decode(png, plen / 2, NULL, out, n, &info, &err), TFN_E_TRUNCATED);
+    CHECK(strstr(err.msg, "truncated PNG") != NULL);
+
+    size_t ok_prefixes = 0;
+    for (size_t cut = 1; cut < jlen; cut++) {
+        int rc = tfn_image_decode(jpg, cut, NULL, out, n, &info, &err);
+        CHECK(rc == TFN_OK || rc == TFN_E_TRUNCATED || rc == TFN_E_CORRUPT ||
+              rc == TFN_E_INVALID_ARG);
+        ok_prefixes += rc == TFN_OK;
+    }
+    CHECK(ok_prefixes <= 2); /* at most the file minus its EOI marker */
+    for (size_t cut = 1; cut < plen; cut++) {
+        int rc = tfn_image_decode(png, cut, NULL, out, n, &info, &err);
+        CHECK(rc == TFN_E_TRUNCATED || rc == TFN_E_CORRUPT || rc == TFN_E_INVALID_ARG ||
+              rc == TFN_OK);
+    }
+    /* Bit flips all over both files. */
+    uint8_t *copy = malloc(jlen > plen ? jlen : plen);
+    unsigned state = 12345;
+    for (int t = 0; t < 400; t++) {
+        int is_png = t & 1;
+        const uint8_t *src = is_png ? png : jpg;
+        size_t len = is_png ? plen : jlen;
+        memcpy(copy, src, len);
+        for (int f = 0; f < 3; f++) {
+            state = state * 1103515245u + 12345u;
+            copy[(state >> 8) % len] ^= (uint8_t)(1u << ((state >> 4) % 8));
+        }
+        int rc = tfn_image_decode(copy, len, NULL, out, n, &info, &err);
+        CHECK(rc == TFN_OK || rc < 0);
+        if (rc < 0)
+            CHECK(err.msg[0] != '\0');
+    }
+    free(copy);
+    free(out);
+    free(px);
+    tfn_image_free(jpg);
+    tfn_image_free(png);
+}
+
+/* Straightforward bilinear with half-pixel centres, in double. */
+static double ref_bilinear(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t oh,
+                           uint32_t ow, uint32_t y, uint32_t x, int k)
+{
+    double sy = ((double)y + 0.5) * h / oh - 0.5, sx = ((double)x + 0.5) * w / ow - 0.5;
+    double fy = floor(sy), fx = floor(sx);
+    double ly = sy - fy, lx = sx - fx;
+    long y0 = (long)fy < 0 ? 0 : (long)fy, x0 = (long)fx < 0 ? 0 : (long)fx;
+    long y1 = (long)ceil(sy) > (long)h - 1 ? (long)h - 1 : (long)ceil(sy);
+    long x1 = (long)ceil(sx) > (long)w - 1 ? (long)w - 1 : (long)ceil(sx);
+#define AT(yy, xx) ((double)src[((size_t)(yy) * w + (size_t)(xx)) * (size_t)c + (size_t)k])
+    double top = AT(y0, x0) + (AT(y0, x1) - AT(y0, x0)) * lx;
+    double bot = AT(y1, x0) + (AT(y1, x1) - AT(y1, x0)) * lx;
+#undef AT
+    return top + (bot - top) * ly;
+}
+
+static void test_resize(void)
+{
+    static const uint32_t sizes[][4] = {{37, 53, 10, 20}, {10, 20, 37, 53}, {16, 16, 16, 16},
+                                        {1, 1, 5, 3}, {50, 40, 7, 45}};
+    tfn_error err;
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        uint32_t h = sizes[t][0], w = sizes[t][1], oh = sizes[t][2], ow = sizes[t][3];
+        int c = 3;
+        uint8_t *src = make_scene(h, w, c, (unsigned)t);
+        float *dst = malloc((size_t)oh * ow * 3 * sizeof(float));
+        REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow,
+                                 TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+        double worst = 0;
+        for (uint32_t y = 0; y < oh; y++)
+            for (uint32_t x = 0; x < ow; x++)
+                for (int k = 0; k < c; k++) {
+                    double d = fabs(dst[((size_t)y * ow + x) * 3 + (size_t)k] -
+                                    ref_bilinear(src, h, w, c, oh, ow, y, x, k));
+                    worst = d > worst ? d : worst;
+                }
+        CHECK(worst < 1e-3);
+        if (h == oh && w == ow) { /* same size: the pixels exactly */
+            int same = 1;
+            for (size_t i = 0; i < (size_t)h * w * 3; i++)
+                same &= dst[i] == (float)src[i];
+            CHECK(same);
+        }
+        /* Nearest: each output pixel is the input at floor((i + 0.5) * in / out). */
+        uint8_t *near = malloc((size_t)oh * ow * 3);
+        REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, near, oh, ow,
+                                 TFN_RESIZE_NEAREST, &err) == TFN_OK);
+        int ok = 1;
+        for (uint32_t y = 0; y < oh; y++)
+            for (uint32_t x = 0; x < ow; x++) {
+                uint32_t sy = (uint32_t)floor((y + 0.5) * h / oh), sx = (uint32_t)floor((x + 0.5) * w / ow);
+                sy = sy > h - 1 ? h - 1 : sy;
+                sx = sx > w - 1 ? w - 1 : sx;
+                ok &= memcmp(near + ((size_t)y * ow + x) * 3, src + ((size_t)sy * w + sx) * 3, 3) == 0;
+            }
+        CHECK(ok);
+        /* float32 source gives the same as uint8 source */
+        float *srcf = malloc((size_t)h * w * 3 * sizeof(float));
+        for (size_t i = 0; i < (size_t)h * w * 3; i++)
+            srcf[i] = src[i];
+        float *dst2 = malloc((size_t)oh * ow * 3 * sizeof(float));
+        REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dst2, oh, ow,
+                                 TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+        CHECK(memcmp(dst, dst2, (size_t)oh * ow * 3 * sizeof(float)) == 0);
+        free(dst2);
+        free(srcf);
+        free(near);
+        free(dst);
+        free(src);
+    }
+    float one;
+    CHECK_EQ_INT(tfn_image_resize(&one, TFN_IMAGE_FLOAT32, 1, 1, 1, &one, 0, 1,
+                                  TFN_RESIZE_BILINEAR, &err), TFN_E_INVALID_ARG);
+}
+
+enum { NIMG = 12 };
+
+static void test_batches(void)
+{
+    const void *data[NIMG];
+    size_t lens[NIMG];
+    uint8_t *owned[NIMG];
+    for (int i = 0; i < NIMG; i++) {
+        uint32_t h = 40 + (uint32_t)i * 3, w = 50 + (uint32_t)i * 5;
+        uint8_t *px = make_scene(h, w, 3, (unsigned)i);
+        tfn_error err;
+        if (i % 3 == 2) {
+            REQUIRE(tfn_image_encode_png(px, h, w, 3, 8, 1, &owned[i], &lens[i], &err) == TFN_OK);
+        } else {
+            owned[i] = encode_jpeg(px, h, w, 3, 85, &lens[i]);
+            REQUIRE(owned[i] != NULL);
+        }
+        data[i] = owned[i];
+        free(px);
+    }
+    /* Decode batch == one at a time, for 1, 2 and 5 threads. */
+    for (int threads = 1; threads <= 5; threads += 2) {
+        uint8_t *pixels[NIMG];
+        tfn_image_info infos[NIMG];
+        int32_t status[NIMG];
+        tfn_error err;
+        REQUIRE(tfn_image_decode_batch(data, lens, NIMG, NULL, TFN_IMAGE_RAISE, threads, pixels,
+                                       infos, status, &err) == TFN_OK);
+        for (int i = 0; i < NIMG; i++) {
+            size_t n = (size_t)infos[i].out_height * infos[i].out_width * 3;
+            uint8_t *one = malloc(n);
+            tfn_image_info info;
+            CHECK_EQ_INT(tfn_image_decode(data[i], lens[i], NULL, one, n, &info, &err), TFN_OK);
+            CHECK(memcmp(one, pixels[i], n) == 0);
+            CHECK_EQ_INT(status[i], TFN_OK);
+            free(one);
+            tfn_image_free(pixels[i]);
+        }
+    }
+    /* Fused batch == decode then resize one by one (float32, /255, NHWC and NCHW). */
+    tfn_image_batch_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.decode.channels = 3;
+    bo.height = 32;
+    bo.width = 24;
+    bo.dtype = TFN_IMAGE_FLOAT32;
+    for (int k = 0; k < 3; k++)
+        bo.mul[k] = 255.0f;
+    bo.divide = 1;
+    bo.num_threads = 3;
+    size_t per = 32 * 24 * 3;
+    float *batch = malloc(NIMG * per * sizeof(float));
+    float *nchw = malloc(NIMG * per * sizeof(float));
+    tfn_error err;
+    REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
+                                          NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
+    bo.nchw = 1;
+    REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, nchw,
+                                          NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
+    float *ref = malloc(per * sizeof(float));
+    for (int i = 0; i < NIMG; i++) {
+        tfn_image_info info;
+        REQUIRE(tfn_image_probe(data[i], lens[i], NULL, &info, &err) == TFN_OK);
+        size_t n = (size_t)info.out_height * info.out_width * 3;
+        uint8_t *one = malloc(n);
+        REQUIRE(tfn_image_decode(data[i], lens[i], NULL, one, n, &info, &err) == TFN_OK);
+        REQUIRE(tfn_image_resize(one, TFN_IMAGE_UINT8, info.out_height, info.out_width, 3, ref,
+                                 32, 24, TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+        int same = 1, same_t = 1;
+        for (size_t p = 0; p < 32 * 24; p++)
+            for (size_t k = 0; k < 3; k++) {
+                float v = ref[p * 3 + k] / 255.0f;
+                same &= batch[i * per + p * 3 + k] == v;
+                same_t &= nchw[i * per + k * 32 * 24 + p] == v;
+            }
+        CHECK(same);
+        CHECK(same_t);
+        free(one);
+    }
+    /* bfloat16 output is the float32 output rounded. */
+    uint16_t *bf = malloc(NIMG * per * 2);
+    bo.nchw = 0;
+    bo.dtype = TFN_IMAGE_BFLOAT16;
+    REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, bf, NIMG * per * 2, NULL,
+                                          &err) == TFN_OK);
+    int bf_ok = 1;
+    for (size_t i = 0; i < NIMG * per; i++) {
+        uint32_t u = (uint32_t)bf[i] << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        bf_ok &= fabsf(f - batch[i]) <= fabsf(batch[i]) * (1.0f / 256.0f);
+    }
+    CHECK(bf_ok);
+    free(bf);
+
+    /* Damaged records: RAISE names the lowest one; SKIP zero-fills and reports each. */
+    const void *bad[NIMG];
+    size_t badlens[NIMG];
+    memcpy(bad, data, sizeof bad);
+    memcpy(badlens, lens, sizeof badlens);
+    badlens[4] = lens[4] / 2; /* truncated JPEG */
+    badlens[9] = 0;           /* empty */
+    bad[7] = "not an image";
+    badlens[7] = 12;
+    bo.dtype = TFN_IMAGE_FLOAT32;
+    int32_t status[NIMG];
+    for (int threads = 1; threads <= 4; threads += 3) {
+        bo.num_threads = threads;
+        bo.on_error = TFN_IMAGE_RAISE;
+        CHECK_EQ_INT(tfn_image_decode_resize_batch(bad, badlens, NIMG, &bo, batch,
+                                                   NIMG * per * sizeof(float), status, &err),
+                     TFN_E_TRUNCATED);
+        CHECK_EQ_INT(err.record_index, 4);
+        CHECK(strncmp(err.msg, "record 4: truncated JPEG", 24) == 0);
+        bo.on_error = TFN_IMAGE_SKIP;
+        CHECK_EQ_INT(tfn_image_decode_resize_batch(bad, badlens, NIMG, &bo, batch,
+                                                   NIMG * per * sizeof(float), status, &err),
+                     TFN_OK);
+        for (int i = 0; i < NIMG; i++) {
+            int expect_bad = i == 4 || i == 7 || i == 9;
+            CHECK_EQ_INT(status[i] != TFN_OK, expect_bad);
+            if (expect_bad) {
+                int zero = 1;
+                for (size_t p = 0; p < per; p++)
+                    zero &= batch[(size_t)i * per + p] == 0.0f;
+                CHECK(zero);
+            }
+        }
+        CHECK_EQ_INT(status[4], TFN_E_TRUNCATED);
+        CHECK_EQ_INT(status[9], TFN_E_INVALID_ARG);
+    }
+    /* Output too small. */
+    CHECK_EQ_INT(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch, 10, NULL, &err),
+                 TFN_E_BUF_TOO_SMALL);
+    /* DCT scaling: same shape, values close to the full decode. */
+    bo.on_error = TFN_IMAGE_RAISE;
+    bo.dct_scale = 1;
+    bo.height = 12;
+    bo.width = 10;
+    float *small = malloc(NIMG * 12 * 10 * 3 * sizeof(float));
+    float *small_ref = malloc(NIMG * 12 * 10 * 3 * sizeof(float));
+    REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, small,
+                                          NIMG * 360 * sizeof(float), NULL, &err) == TFN_OK);
+    bo.dct_scale = 0;
+    REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, small_ref,
+                                          NIMG * 360 * sizeof(float), NULL, &err) == TFN_OK);
+    double diff = 0;
+    for (size_t i = 0; i < NIMG * 360; i++)
+        diff += fabs(small[i] - small_ref[i]);
+    CHECK(diff / (NIMG * 360) < 0.05); /* in [0, 1] units */
+    free(small);
+    free(small_ref);
+
+    /* Resize batch of decoded images == the fused batch. */
+    uint8_t *pixels[NIMG];
+    tfn_image_info infos[NIMG];
+    REQUIRE(tfn_image_decode_batch(data, lens, NIMG, NULL, TFN_IMAGE_RAISE, 2, pixels, infos,
+                                   NULL, &err) == TFN_OK);
+    const uint8_t *cpx[NIMG];
+    uint32_t hs[NIMG], ws[NIMG];
+    for (int i = 0; i < NIMG; i++) {
+        cpx[i] = pixels[i];
+        hs[i] = infos[i].out_height;
+        ws[i] = infos[i].out_width;
+    }
+    bo.height = 32;
+    bo.width = 24;
+    bo.num_threads = 2;
+    float *rb = malloc(NIMG * per * sizeof(float));
+    REQUIRE(tfn_image_resize_batch(cpx, hs, ws, 3, NIMG, &bo, rb, NIMG * per * sizeof(float),
+                                   &err) == TFN_OK);
+    REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
+                                          NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
+    CHECK(memcmp(rb, batch, NIMG * per * sizeof(float)) == 0);
+    for (int i = 0; i < NIMG; i++)
+        tfn_image_free(pixels[i]);
+    free(rb);
+    free(ref);
+    free(batch);
+    free(nchw);
+    for (int i = 0; i < NIMG; i++)
+        tfn_image_free(owned[i]);
+}
+
+int main(void)
+{
+    RUN(test_jpeg_roundtrip);
+    RUN(test_jpeg_crop);
+    RUN(test_png_roundtrip);
+    RUN(test_damaged_inputs);
+    RUN(test_resize);
+    RUN(test_batches);
+    return harness_finish();
+}
