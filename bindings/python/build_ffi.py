@@ -29,13 +29,22 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from cdef import read_cdef  # noqa: E402
 
-NANOPB_HELP = (
-    "tfnano: nanopb's runtime library (libprotobuf-nanopb.a) was not found.\n"
-    "  Debian/Ubuntu (also Colab and Kaggle):  apt-get install -y libnanopb-dev\n"
-    "  (from a notebook cell: !apt-get -qq install -y libnanopb-dev)\n"
-    "  or point NANOPB_A at a libprotobuf-nanopb.a built with -fPIC and its headers\n"
-    "  (pb.h, pb_encode.h, pb_decode.h) on the include path (NANOPB_INC)."
+NANOPB_FIX = (
+    "  Debian/Ubuntu:  apt-get install -y libnanopb-dev\n"
+    "  or set NANOPB_A to a libprotobuf-nanopb.a built with -fPIC and NANOPB_INC to the\n"
+    "  folder holding pb.h, pb_encode.h and pb_decode.h.\n"
+    "  No root? Install the prebuilt wheel instead (make wheel; pip install tfnano-*.whl):\n"
+    "  it needs no compiler and no nanopb."
 )
+NANOPB_HELP = ("tfnano: nanopb's runtime library (libprotobuf-nanopb.a) was not found.\n"
+               + NANOPB_FIX)
+
+
+def _stop(message):
+    """Ends the build with the message alone: no traceback for a missing dependency."""
+    raise SystemExit(message)
+
+
 ZLIB_HELP = (
     "tfnano: zlib's development files (zlib.h) were not found.\n"
     "  Debian/Ubuntu:  apt-get install -y zlib1g-dev"
@@ -53,7 +62,7 @@ def find_nanopb_archive():
     env = os.environ.get("NANOPB_A")
     if env:
         if not os.path.isfile(env):
-            raise RuntimeError("NANOPB_A=%s does not exist\n%s" % (env, NANOPB_HELP))
+            _stop("tfnano: NANOPB_A=%s does not exist.\n%s" % (env, NANOPB_FIX))
         return env
     pattern = ("/usr/lib/*/libprotobuf-nanopb.a", "/usr/lib/libprotobuf-nanopb.a",
                "/usr/local/lib/libprotobuf-nanopb.a")
@@ -61,13 +70,15 @@ def find_nanopb_archive():
         hits = sorted(glob.glob(pat))
         if hits:
             return hits[0]
-    raise RuntimeError(NANOPB_HELP)
+    _stop("tfnano: nanopb's runtime library libprotobuf-nanopb.a was not found in %s.\n%s"
+          % (", ".join(pattern), NANOPB_FIX))
 
 
 def _nanopb_include():
     inc = os.environ.get("NANOPB_INC", "/usr/include")
     if not os.path.isfile(os.path.join(inc, "pb.h")):
-        raise RuntimeError("pb.h not found in %s\n%s" % (inc, NANOPB_HELP))
+        _stop("tfnano: nanopb's header pb.h was not found in %s (NANOPB_INC).\n%s"
+              % (inc, NANOPB_FIX))
     return inc
 
 
@@ -75,7 +86,7 @@ def _check_zlib(inc_dirs):
     for d in inc_dirs + ["/usr/include", "/usr/local/include"]:
         if os.path.isfile(os.path.join(d, "zlib.h")):
             return
-    raise RuntimeError(ZLIB_HELP)
+    _stop(ZLIB_HELP)
 
 
 def renamed_nanopb_object(archive, out_dir):
@@ -88,8 +99,8 @@ def renamed_nanopb_object(archive, out_dir):
     objcopy = os.environ.get("OBJCOPY", "objcopy")
     for tool in (ld, objcopy):
         if shutil.which(tool) is None:
-            raise RuntimeError("tfnano: `%s` (binutils) is needed to build: "
-                               "apt-get install -y binutils" % tool)
+            _stop("tfnano: `%s` (binutils) is needed to build from source: "
+                  "apt-get install -y binutils" % tool)
     syms = os.path.join(ROOT, "lib", "nanopb.syms")
     subprocess.check_call([ld, "-r", "--whole-archive", archive, "-o", merged])
     subprocess.check_call([objcopy, "--redefine-syms=" + syms, merged, out])

@@ -1,0 +1,99 @@
+"""verify and index: the integrity of shards, and the offset index readers seek with."""
+import json
+import os
+import sys
+
+from .. import errors
+from ._sources import Damage, RecordFile, UsageError, local_path
+
+FRAMING = 16  # u64 length, u32 length CRC, payload, u32 payload CRC
+
+
+def verify_file(name, compression="AUTO"):
+    """(records with good CRCs, [Damage ...], compression) for one file. Every record's
+    length and payload CRC is checked; damaged regions are stepped over so that all of
+    them are found (TensorFlow stops at the first)."""
+    good = 0
+    rf = None
+    try:
+        rf = RecordFile(name, compression, skip_damage=True)
+        for _ in rf:
+            good += 1
+        return good, list(rf.damages), rf.compression
+    except errors.OpError as e:
+        # damage the reader cannot step over: a torn end, a broken zlib stream, I/O
+        found = list(rf.damages) if rf is not None else []
+        offset = e.offset if getattr(e, "offset", None) is not None else -1
+        index = e.record_index if getattr(e, "record_index", None) is not None else good
+        text = getattr(e, "detail", None) or str(e)
+        found.append(Damage(name, offset, -1, index, text))
+        return good, found, rf.compression if rf is not None else "?"
+    finally:
+        if rf is not None:
+            rf.close()
+
+
+def cmd_verify(args, files, out):
+    bad = 0
+    for name in files:
+        good, damages, comp = verify_file(name, args.compression)
+        bad += bool(damages)
+        where = " (offsets in the decompressed stream)" if comp in ("GZIP", "ZLIB") else ""
+        if args.json:
+            out.write(json.dumps({"file": name, "ok": not damages, "records": good,
+                                  "compression": comp,
+                                  "damages": [d.as_dict() for d in damages]}) + "\n")
+            continue
+        if not damages:
+            out.write("OK       %s: %d records\n" % (name, good))
+            continue
+        out.write("DAMAGED  %s: %d good records, %d damaged region%s%s\n"
+                  % (name, good, len(damages), "" if len(damages) == 1 else "s", where))
+        for d in damages:
+            size = "" if d.length < 0 else ", %d bytes" % d.length
+            out.write("  %s: offset %d%s, before record %d: %s\n"
+                      % (name, d.offset, size, d.record_index, d.reason))
+    if len(files) > 1 and not args.json:
+        out.write("%d of %d files damaged\n" % (bad, len(files)))
+    return 1 if bad else 0
+
+
+def index_lines(name):
+    """"offset length" per record (length counts the 16 framing bytes): the format of
+    DALI's and vahidk/tfrecord's tfrecord2idx."""
+    try:
+        from ..io import index as _index  # the library's own, when present
+        build = getattr(_index, "build_index", None)
+    except ImportError:
+        build = None
+    if build is not None:
+        return [(int(o), int(n)) for o, n in build(name)]
+    lines = []
+    with RecordFile(name, "NONE") as rf:
+        for _, offset, raw in rf:
+            lines.append((offset, len(raw) + FRAMING))
+    return lines
+
+
+def cmd_index(args, files, out):
+    if args.output and len(files) != 1:
+        raise UsageError("-o/--output names one index: give one input file")
+    for name in files:
+        with RecordFile(name, "AUTO") as probe:
+            next(iter(probe), None)
+            if probe.compression not in ("NONE", "AUTO"):
+                raise UsageError("%s is %s-compressed: an index of offsets needs an "
+                                 "uncompressed file (tfnano recompress --compression NONE)"
+                                 % (name, probe.compression))
+        lines = index_lines(name)
+        target = args.output or local_path(name) + ".idx"
+        if target == "-":
+            for o, n in lines:
+                out.write("%d %d\n" % (o, n))
+            continue
+        tmp = target + ".tmp-%d" % os.getpid()
+        with open(tmp, "w") as f:
+            f.writelines("%d %d\n" % (o, n) for o, n in lines)
+        os.replace(tmp, target)
+        sys.stderr.write("%s: %d records -> %s\n" % (name, len(lines), target))
+    return 0
