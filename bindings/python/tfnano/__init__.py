@@ -32,6 +32,10 @@ _LAZY = {
     "pad": ("tfnano.ops.array_ops", "pad_either"),  # tf.pad(t, paddings) or the fast pad
     "bucket_plan": ("tfnano._pad", "bucket_plan"),
 }
+    "sparse": ("tfnano.sparse", None),
+    "SparseTensor": ("tfnano.sparse", "SparseTensor"),
+    "ragged": ("tfnano.ragged", None),
+    "RaggedTensor": ("tfnano.ragged", "RaggedTensor"),
 # TensorFlow's tensor ops and namespaces (tfnano/ops, tfnano/compat): name -> module.
 _OPS = {
     "tfnano.ops.array_ops": "reshape shape rank size expand_dims squeeze stack concat "

@@ -97,6 +97,10 @@ def _validate(features):
     if not features:
         raise ValueError("Argument `features` cannot be None or falsy. Got %s" % (features,))
     # FixedLenSequenceFeature(allow_missing=False) is refused before anything else.
+    from .io import _kinds
+    features, kinds = _kinds.adopt(features)  # TensorFlow's own configs
+    if kinds:  # parse_example handles them; Parser and the batch tracer do not
+        raise _kinds.KindsNotDense(features)
     for key in sorted(features):
         f = features[key]
         if isinstance(f, FixedLenSequenceFeature) and not f.allow_missing:
@@ -509,6 +513,11 @@ class Parser:
             if recs.n >= 64 * self.num_threads:
                 return self._parse_threads(recs)
             return run(self._spec, recs, names, tensors=False)
+    from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
+    serialized = _kinds.as_input(serialized)
+    features, kinds = _kinds.adopt(features)
+    if kinds:
+        return _kinds.parse_example(serialized, features, example_names)
         return run(self._spec, serialized, names, tensors=False)
 
     __call__ = parse
@@ -527,6 +536,11 @@ class Parser:
             sub.keep = recs.keep
             chunks.append(sub)
         try:
+    from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
+    serialized = _kinds.as_input(serialized)
+    features, kinds = _kinds.adopt(features)
+    if kinds:
+        return _kinds.parse_single_example(serialized, features, example_names)
             parts = list(self._pool.map(lambda r: run(self._spec, r, tensors=False), chunks))
         except Exception:
             # Re-run in one piece so that the message names the batch-wide index.

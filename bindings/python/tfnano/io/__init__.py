@@ -4,8 +4,9 @@ from .._parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,
 from .._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                        TFRecordWriter, tf_record_iterator)
 from .gfile import gfile  # noqa: F401
+from ._kinds import RaggedFeature, SparseFeature  # noqa: F401
 
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
            "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
-           "TFRecordWriter", "tf_record_iterator", "gfile"]
+           "TFRecordWriter", "tf_record_iterator", "gfile", "SparseFeature", "RaggedFeature"]
