@@ -193,6 +193,7 @@ test: deps
 	$(MAKE) --no-print-directory test-c MODE=test WERROR=1
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-torch
 
 # The Python package, installed editable into the test venv (the cffi extension is
 # rebuilt when the C sources change; Python files are used in place).
@@ -245,6 +246,23 @@ test-python: venv python
 test-python: venv python
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
 	$(VENV_PY) -m pytest -q test/python
+
+# tfnano.torch's tests: torch (CPU) and vahidk's tfrecord package in their own
+# virtualenv (build/venv-torch, from PyPI; neither is a tfnano dependency), tfnano from
+# the tree (test/torch/conftest.py puts bindings/python first on sys.path).
+VENV_TORCH := build/venv-torch
+$(VENV_TORCH)/.stamp: test/torch/requirements.txt
+	@test/tools/ensure-deps.sh
+	rm -rf $(VENV_TORCH)
+	$(PYTHON) -m venv $(VENV_TORCH)
+	$(VENV_TORCH)/bin/python -m pip install -q --upgrade pip
+	$(VENV_TORCH)/bin/python -m pip install -q -r test/torch/requirements.txt
+	@touch $@
+
+venv-torch: $(VENV_TORCH)/.stamp
+
+test-torch: venv-torch python
+	$(VENV_TORCH)/bin/python -m pytest -q -p no:cacheprovider test/torch
 
 # The README's demo command: the Python QUEST pipeline end to end on synthetic data
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
