@@ -1,0 +1,595 @@
+"""The feature kinds beyond FixedLen: VarLenFeature (-> SparseTensor), SparseFeature
+and RaggedFeature (every partition, row_splits_dtype), parsed in the same C scan as
+the FixedLen kinds, plus TensorFlow's own config objects and tensors as inputs.
+
+Every VarLen-like key (a VarLenFeature, a SparseFeature's index and value keys, a
+RaggedFeature's value and partition keys) is one TFN_VAR_LEN feature of the C spec:
+the C parser gives its values back to back and the row splits; the SparseTensor /
+RaggedTensor is assembled from those with whole-array numpy operations (no Python
+object per row), following parsing_ops.py / parsing_config.py of TensorFlow 2.21.
+"""
+import collections
+import threading
+
+import numpy as np
+
+from .. import _ffi
+from .. import _parsing as _p
+from .. import dtypes as _dt
+from .._tensor import as_tensor
+
+ffi = _ffi.ffi
+lib = _ffi.lib
+
+_DENSE_NAMES = ("FixedLenFeature", "FixedLenSequenceFeature")
+_KIND_NAMES = ("VarLenFeature", "SparseFeature", "RaggedFeature")
+_PARTITION_NAMES = ("RowSplits", "RowLengths", "RowStarts", "RowLimits", "ValueRowIds",
+                    "UniformRowLength")
+
+
+def _invalid(msg):
+    from ..errors import InvalidArgumentError
+    return InvalidArgumentError(None, None, msg)
+
+
+def _dtype(d):
+    """tfnano DType of a tfnano / TensorFlow / numpy dtype (TF's by its name)."""
+    if d is None or isinstance(d, _dt.DType):
+        return d
+    if type(d).__name__ == "DType" and hasattr(d, "name"):
+        return _dt.as_dtype(d.name)
+    return _dt.as_dtype(d)
+
+
+# ----------------------------------------------------------------- configs
+
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """``tf.io.SparseFeature(index_key, value_key, dtype, size, already_sorted=False)``:
+    a SparseTensor whose indices come from the int64 feature(s) `index_key` and values
+    from `value_key`; dense_shape is [batch] + size."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+class RaggedFeature(collections.namedtuple(
+        "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype",
+                          "validate"])):
+    """``tf.io.RaggedFeature(dtype, value_key=None, partitions=(), row_splits_dtype=
+    tf.int32, validate=False)``: a RaggedTensor from the values of `value_key` (the
+    feature's own key when None), partitioned (outermost first) by `partitions`."""
+
+    RowSplits = collections.namedtuple("RowSplits", ["key"])
+    RowLengths = collections.namedtuple("RowLengths", ["key"])
+    RowStarts = collections.namedtuple("RowStarts", ["key"])
+    RowLimits = collections.namedtuple("RowLimits", ["key"])
+    ValueRowIds = collections.namedtuple("ValueRowIds", ["key"])
+    UniformRowLength = collections.namedtuple("UniformRowLength", ["length"])
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dt.int32,
+                validate=False):
+        if value_key is not None and not isinstance(value_key, str):
+            raise ValueError("Argument `value_key` must be a string; got %r" % (value_key,))
+        dt = _dtype(dtype)
+        if dt not in (_dt.int64, _dt.float32, _dt.string):
+            raise ValueError("Argument `dtype` must be int64, float32, or bytes; got %r"
+                             % (dtype,))
+        rsd = _dtype(row_splits_dtype)
+        if rsd not in (_dt.int32, _dt.int64):
+            raise ValueError("Argument `row_splits_dtype` must be int32 or int64; got %r"
+                             % (row_splits_dtype,))
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError("Argument `partitions` must be a list or tuple. Received"
+                            "partitions=%s of type %s." % (partitions,
+                                                           type(partitions).__name__))
+        for p in partitions:
+            if type(p).__name__ not in _PARTITION_NAMES:
+                raise TypeError("Argument `partitions` must be a list of partition "
+                                "objects %s; got: %r" % (list(_PARTITION_NAMES), p))
+        if not isinstance(validate, bool):
+            raise TypeError("Argument `validate` must be a bool; got %r" % (validate,))
+        return super().__new__(cls, dtype, value_key, partitions, row_splits_dtype,
+                               validate)
+
+
+def adopt(features):
+    """TensorFlow's FixedLen configs become tfnano's; returns (features, has_kinds):
+    has_kinds tells whether a VarLen / Sparse / Ragged feature is present."""
+    if not features or not hasattr(features, "items"):
+        return features, False
+    out = None
+    kinds = False
+    for key, f in features.items():
+        cls = type(f)
+        if cls is _p.FixedLenFeature or cls is _p.FixedLenSequenceFeature:
+            continue
+        name = cls.__name__
+        if name in _KIND_NAMES:
+            kinds = True
+            continue
+        if name == "FixedLenFeature":
+            g = _p.FixedLenFeature(f.shape, _dtype(f.dtype), f.default_value)
+        elif name == "FixedLenSequenceFeature":
+            g = _p.FixedLenSequenceFeature(f.shape, _dtype(f.dtype), f.allow_missing,
+                                           f.default_value)
+        else:
+            continue
+        if out is None:
+            out = dict(features)
+        out[key] = g
+    return (features if out is None else out), kinds
+
+
+def as_input(serialized):
+    """A TensorFlow tensor (string) becomes its numpy value; numpy 'S' / 'U' arrays
+    become object arrays (so that bytes keep their trailing NULs where they can)."""
+    if serialized is None or isinstance(serialized, (bytes, str, list)):
+        return serialized
+    if not isinstance(serialized, np.ndarray) and hasattr(serialized, "numpy") and \
+            type(serialized).__module__.startswith("tensorflow"):
+        serialized = serialized.numpy()
+    if isinstance(serialized, np.ndarray) and serialized.dtype.kind in "SU":
+        serialized = serialized.astype(object)
+    return serialized
+
+
+# ----------------------------------------------------------------- the plan
+
+class _Plan:
+    """What one features dict needs: the C spec (dense configs first, then the
+    VarLen-like keys) and how to assemble each output."""
+
+    def __init__(self, features):
+        keys = sorted(features)
+        for k in keys:
+            if not isinstance(k, str):
+                raise TypeError("Feature keys must be str, got %r" % (k,))
+        dense = {}
+        sparse = collections.OrderedDict()  # key -> dtype
+        ragged = collections.OrderedDict()  # key -> (dtype, splits dtype)
+
+        def add_sparse(key, dt):
+            if key in sparse and sparse[key] is not dt:
+                raise ValueError("Conflicting type %s vs %s for feature %s."
+                                 % (_tf_repr(sparse[key]), _tf_repr(dt), key))
+            sparse[key] = dt
+
+        def add_ragged(key, dt, sdt):
+            if key in ragged:
+                if ragged[key][0] is not dt:
+                    raise ValueError("Conflicting type %s vs %s for feature %s."
+                                     % (_tf_repr(ragged[key][0]), _tf_repr(dt), key))
+                if ragged[key][1] is not sdt:
+                    raise ValueError("Conflicting partition type %s vs %s for feature %s."
+                                     % (_tf_repr(ragged[key][1]), _tf_repr(sdt), key))
+            ragged[key] = (dt, sdt)
+
+        self.outputs = []  # (key, kind, feature)
+        for key in keys:
+            f = features[key]
+            name = type(f).__name__
+            if name == "VarLenFeature":
+                dt = _dtype(f.dtype)
+                if not dt:
+                    raise ValueError("Missing type for feature %s. Received feature=%s."
+                                     % (key, f))
+                add_sparse(key, dt)
+                self.outputs.append((key, "varlen", f))
+            elif name == "SparseFeature":
+                idx = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
+                if not f.index_key:
+                    raise ValueError("Missing index_key for SparseFeature %s." % (f,))
+                if not f.value_key:
+                    raise ValueError("Missing value_key for SparseFeature %s." % (f,))
+                if not f.dtype:
+                    raise ValueError("Missing type for feature %s. Received feature=%s."
+                                     % (key, f))
+                for ik in idx:
+                    add_sparse(ik, _dt.int64)
+                add_sparse(f.value_key, _dtype(f.dtype))
+                self.outputs.append((key, "sparse", f))
+            elif name == "RaggedFeature":
+                sdt = _dtype(f.row_splits_dtype)
+                vk = key if f.value_key is None else f.value_key
+                add_ragged(vk, _dtype(f.dtype), sdt)
+                for part in f.partitions:
+                    if type(part).__name__ != "UniformRowLength":
+                        add_ragged(part.key, _dt.int64, sdt)
+                self.outputs.append((key, "ragged", f))
+            elif name in _DENSE_NAMES:
+                dense[key] = f
+                self.outputs.append((key, "dense", f))
+            else:
+                raise ValueError("Unsupported %s %s for key '%s'" % (name, f, key))
+        dset, sset, rset = set(dense), set(sparse), set(ragged)
+        for a, b, an, bn, al, bl in (
+                (dset, sset, "Dense", "sparse", dense, sparse),
+                (dset, rset, "Dense", "ragged", dense, ragged),
+                (rset, sset, "Ragged", "sparse", ragged, sparse)):
+            if not a.isdisjoint(b):
+                raise ValueError("%s and %s keys must not intersect; %s_keys: %s, %s_keys: "
+                                 "%s, intersection: %s"
+                                 % (an, bn, an.lower(), list(al), bn, list(bl), a & b))
+        self.dense = _p._validate(dense) if dense else []
+        self.var = [(k, dt) for k, dt in sparse.items()] + \
+                   [(k, v[0]) for k, v in ragged.items()]
+        self.var_index = {k: len(self.dense) + i for i, (k, _) in enumerate(self.var)}
+        self._compile()
+        self._local = threading.local()
+
+    def _compile(self):
+        n = len(self.dense) + len(self.var)
+        cfg = ffi.new("tfn_feature_config[]", n)
+        keep = []
+        for i, c in enumerate(self.dense):
+            kb = ffi.new("char[]", c.kb)
+            keep.append(kb)
+            cfg[i].key, cfg[i].key_len = kb, len(c.kb)
+            cfg[i].type = lib.TFN_FIXED_LEN_SEQUENCE if c.seq else lib.TFN_FIXED_LEN
+            cfg[i].dtype = _p._NATIVE_DTYPE[c.dtype.name]
+            shp = ffi.new("int64_t[]", [(-1 if d is None else d) for d in c.shape] or [0])
+            keep.append(shp)
+            cfg[i].shape, cfg[i].rank = shp, len(c.shape)
+            cfg[i].allow_missing = 1 if c.seq else 0
+            if c.default is not None:
+                if c.dtype is _dt.string:
+                    views = ffi.new("tfn_bytes[]", max(1, len(c.default)))
+                    for j, b in enumerate(c.default):
+                        if b:
+                            bb = ffi.from_buffer(b)
+                            keep.append(bb)
+                            views[j].data = bb
+                        views[j].len = len(b)
+                    keep.append(views)
+                    cfg[i].default_value = views
+                else:
+                    buf = ffi.from_buffer(c.default)
+                    keep.append((c.default, buf))
+                    cfg[i].default_value = buf
+                cfg[i].default_count = len(c.default)
+        for m, (key, dt) in enumerate(self.var):
+            i = len(self.dense) + m
+            kb = ffi.new("char[]", key.encode("utf-8"))
+            keep.append(kb)
+            cfg[i].key, cfg[i].key_len = kb, len(key.encode("utf-8"))
+            cfg[i].type = lib.TFN_VAR_LEN
+            if dt.name not in _p._NATIVE_DTYPE:
+                raise _invalid("Value for attr 'sparse_types' of %s is not in the list of "
+                               "allowed values: float, int64, string"
+                               % _p._TF_NAMES.get(dt.name, dt.name))
+            cfg[i].dtype = _p._NATIVE_DTYPE[dt.name]
+        out = ffi.new("tfn_spec **")
+        err = _ffi.new_error()
+        rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
+        if rc < 0:
+            _ffi.check(rc, err)
+        self.spec = ffi.gc(out[0], lib.tfn_spec_free)
+        self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
+
+    def parser(self):
+        p = getattr(self._local, "p", None)
+        if p is None:
+            p = lib.tfn_parser_new(self.spec, ffi.NULL)
+            if p == ffi.NULL:
+                raise MemoryError("tfn_parser_new")
+            p = ffi.gc(p, lib.tfn_parser_free)
+            self._local.p = p
+        return p
+
+
+def _tf_repr(dt):
+    return "<dtype: %r>" % dt.name
+
+
+_CACHE = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def _plan_key(features):
+    try:
+        return tuple(sorted((k, type(f).__name__, repr(tuple(f))) for k, f in features.items()))
+    except Exception:
+        return None
+
+
+def get_plan(features):
+    key = _plan_key(features)
+    if key is not None:
+        with _CACHE_LOCK:
+            plan = _CACHE.get(key)
+            if plan is not None:
+                _CACHE.move_to_end(key)
+                return plan
+    plan = _Plan(features)
+    if key is not None:
+        with _CACHE_LOCK:
+            _CACHE[key] = plan
+            while len(_CACHE) > 64:
+                _CACHE.popitem(last=False)
+    return plan
+
+
+# ----------------------------------------------------------------- parsing
+
+def _scan_fill(plan, serialized, names, single):
+    """One C scan + fill: dense arrays and (values, row_splits) per VarLen key."""
+    recs = _p._Records(serialized)
+    n = recs.n
+    names_v, _keep_names = _p._names_views(names, n)
+    p = plan.parser()
+    err = _ffi.new_error()
+    flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
+    rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
+    if rc < 0:
+        raise _p._parse_err(rc, err)
+    nf = len(plan.dense) + len(plan.var)
+    outs = ffi.new("tfn_output[]", nf)
+    keep = []
+    post = []
+    dense, var = {}, {}
+    for j, c in enumerate(plan.dense):
+        stride = plan.strides[j]
+        if c.seq:
+            rows = lib.tfn_parser_max_rows(p, j)
+            shape = (n, rows) + tuple(c.shape)
+            count = n * rows * stride
+        else:
+            shape = (n,) + tuple(c.shape)
+            count = n * stride
+        outs[j].capacity = count
+        outs[j].max_rows = -1
+        if c.dtype is _dt.string:
+            views = np.zeros((max(count, 1), 2), dtype=np.uint64)
+            outs[j].values = ffi.from_buffer(views)
+            post.append((dense, c.key, views, count, shape))
+        else:
+            arr = np.empty(shape, dtype=_p._NP_OUT[_p._NATIVE_DTYPE[c.dtype.name]])
+            outs[j].values = ffi.from_buffer(arr) if arr.size else ffi.new("char[]", 8)
+            dense[c.key] = arr
+        keep.append(outs[j].values)
+    for m, (key, dt) in enumerate(plan.var):
+        j = len(plan.dense) + m
+        total = lib.tfn_parser_total(p, j)
+        outs[j].capacity = total
+        if dt is _dt.string:
+            views = np.zeros((max(total, 1), 2), dtype=np.uint64)
+            outs[j].values = ffi.from_buffer(views)
+            post.append((var, key, views, total, (total,)))
+        else:
+            arr = np.empty(max(total, 1), dtype=dt.as_numpy_dtype)
+            outs[j].values = ffi.from_buffer(arr)
+            var[key] = arr[:total]
+        keep.append(outs[j].values)
+        splits = np.empty(n + 1, dtype=np.int64)
+        rc = lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(splits)),
+                                       err)
+        _ffi.check(rc, err)
+        var[key + "\0splits"] = splits
+    rc = lib.tfn_parser_fill(p, outs, err)
+    if rc < 0:
+        raise _p._parse_err(rc, err)
+    for target, key, views, count, shape in post:
+        target[key] = _p._bytes_objects(views[:count], count).reshape(shape)
+    del keep, recs
+    return n, dense, var
+
+
+def _sparse_from(values, splits, single):
+    from ..sparse import SparseTensor
+    lengths = np.diff(splits)
+    total = len(values)
+    if single:
+        idx = np.arange(total, dtype=np.int64).reshape(-1, 1)
+        return SparseTensor(idx, values, np.asarray([total], dtype=np.int64))
+    n = len(lengths)
+    rowids = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    pos = np.arange(total, dtype=np.int64) - splits[:-1][rowids]
+    idx = np.empty((total, 2), dtype=np.int64)
+    idx[:, 0] = rowids
+    idx[:, 1] = pos
+    width = int(lengths.max()) if n and total else 0
+    return SparseTensor(idx, values, np.asarray([n, width], dtype=np.int64))
+
+
+def _sparse_feature(key, f, var, n, single):
+    """TF's sparse_merge of the index key(s) and the value key."""
+    from ..sparse import SparseTensor, reorder
+    idx_keys = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
+    values = var[f.value_key]
+    vsplits = var[f.value_key + "\0splits"]
+    sizes = [f.size] if np.ndim(f.size) == 0 else list(f.size)
+    cols = []
+    for ik in idx_keys:
+        ids = var[ik]
+        if len(ids) != len(values):
+            raise _invalid("ConcatOp : Dimension 0 in both shapes must be equal: shape[0] = "
+                           "[%d,%d] vs. shape[1] = [%d,1]"
+                           % (len(values), 0 if single else 1, len(ids)))
+        cols.append(ids.astype(np.int64))
+    if single:
+        ind = np.stack(cols, axis=1) if cols else np.zeros((len(values), 0), np.int64)
+        shape = np.asarray(sizes, dtype=np.int64)
+    else:
+        lengths = np.diff(vsplits)
+        rowids = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        ind = np.stack([rowids] + cols, axis=1)
+        shape = np.asarray([n] + [int(s) for s in sizes], dtype=np.int64)
+    sp = SparseTensor(ind, values, shape)
+    return sp if f.already_sorted else reorder(sp)
+
+
+def _ragged_feature(key, f, var, n, single):
+    from ..ragged import RaggedTensor
+    sdt = np.dtype(_dtype(f.row_splits_dtype).as_numpy_dtype)
+    vk = key if f.value_key is None else f.value_key
+    values = var[vk]
+    validate = bool(f.validate)
+    if single:
+        rt = values
+        for part in reversed(f.partitions):
+            rt = _single_partition(rt, part, var, sdt, validate)
+        return rt if isinstance(rt, RaggedTensor) else as_tensor(rt)
+    rt = RaggedTensor(values, as_tensor(var[vk + "\0splits"].astype(sdt)))
+    for part in reversed(f.partitions):
+        rt = _batched_partition(rt, part, var, key, validate, sdt)
+    return rt
+
+
+def _single_partition(values, part, var, sdt, validate):
+    from ..ragged import RaggedTensor
+    name = type(part).__name__
+    if name == "UniformRowLength":
+        length = int(part.length)
+        if isinstance(values, RaggedTensor):
+            return RaggedTensor.from_uniform_row_length(values, np.asarray(length, sdt),
+                                                        validate=True)
+        nvals = len(values)
+        if length <= 0 or nvals % length:
+            raise _invalid("Input to reshape is a tensor with %d values, but the requested "
+                           "shape requires a multiple of %d" % (nvals, length))
+        return np.asarray(values).reshape((-1, length) + np.shape(values)[1:])
+    t = var[part.key].astype(sdt)
+    make = {"RowSplits": RaggedTensor.from_row_splits,
+            "RowLengths": RaggedTensor.from_row_lengths,
+            "RowStarts": RaggedTensor.from_row_starts,
+            "RowLimits": RaggedTensor.from_row_limits,
+            "ValueRowIds": RaggedTensor.from_value_rowids}[name]
+    return make(values, t, validate=True)
+
+
+def _batched_partition(rt, part, var, key, validate, sdt):
+    """TF's _add_batched_ragged_partition, on whole arrays."""
+    from ..ragged import RaggedTensor
+    name = type(part).__name__
+    splits = rt.row_splits.view(np.ndarray).astype(np.int64)
+    if name == "UniformRowLength":
+        length = int(part.length)
+        if isinstance(rt._values, RaggedTensor):
+            inner = RaggedTensor.from_uniform_row_length(rt._values,
+                                                         np.asarray(length, sdt))
+        else:
+            vals = np.asarray(rt._values)
+            if length <= 0 or len(vals) % length:
+                raise _invalid("Input to reshape is a tensor with %d values, but the "
+                               "requested shape requires a multiple of %d"
+                               % (len(vals), length))
+            inner = vals.reshape((-1, length) + vals.shape[1:])
+        if np.any(splits % length):
+            raise _invalid("Feature %s: values and partitions are not aligned" % key)
+        return RaggedTensor(inner, as_tensor((splits // length).astype(sdt)))
+    pvals = var[part.key].astype(np.int64)
+    psplits = var[part.key + "\0splits"]
+    plengths = np.diff(psplits)
+    starts = np.repeat(splits[:-1], plengths)
+    nvals = len(rt._values) if not isinstance(rt._values, RaggedTensor) else \
+        rt._values.nrows_int()
+    if name in ("RowSplits", "RowLimits"):
+        if name == "RowSplits":
+            keep = np.ones(len(pvals), dtype=bool)
+            firsts = psplits[:-1][plengths > 0]
+            keep[firsts] = False
+            if np.any(pvals[firsts] != 0):
+                raise _invalid("Arguments to from_row_splits do not form a valid "
+                               "RaggedTensor:zero")
+            pvals = pvals[keep]
+            plengths = np.maximum(plengths - 1, 0)
+            starts = np.repeat(splits[:-1], plengths)
+        limits = pvals + starts
+        inner_splits = np.concatenate([[0], limits])
+        outer_lengths = plengths
+    elif name == "RowStarts":
+        starts_adj = pvals + starts
+        inner_splits = np.concatenate([starts_adj, [nvals]])
+        outer_lengths = plengths
+    elif name == "RowLengths":
+        inner_splits = np.zeros(len(pvals) + 1, dtype=np.int64)
+        np.cumsum(pvals, out=inner_splits[1:])
+        outer_lengths = plengths
+    elif name == "ValueRowIds":
+        n = len(plengths)
+        per_max = np.full(n, -1, dtype=np.int64)
+        if len(pvals):
+            ex = np.repeat(np.arange(n), plengths)
+            np.maximum.at(per_max, ex, pvals)
+        nrows = np.maximum(per_max + 1, 0)
+        offs = np.concatenate([[0], np.cumsum(nrows)[:-1]])
+        adj = pvals + np.repeat(offs, plengths)
+        total_rows = int(nrows.sum())
+        if len(adj) and (np.any(np.diff(adj) < 0) or adj.min() < 0):
+            raise _invalid("Arguments to from_value_rowids do not form a valid "
+                           "RaggedTensor:monotonic")
+        counts = np.bincount(adj, minlength=total_rows)[:total_rows] if total_rows else \
+            np.zeros(0, np.int64)
+        inner_splits = np.zeros(total_rows + 1, dtype=np.int64)
+        np.cumsum(counts, out=inner_splits[1:])
+        outer_lengths = nrows
+    else:
+        raise ValueError("Unhandled partition type %r" % (part,))
+    if inner_splits.size and (inner_splits[0] != 0 or np.any(np.diff(inner_splits) < 0)
+                              or inner_splits[-1] != nvals):
+        raise _invalid("Feature %s: partition %s does not match the values (a RaggedTensor "
+                       "needs non-decreasing row splits from 0 to %d)" % (key, name, nvals))
+    inner = RaggedTensor(rt._values, as_tensor(inner_splits.astype(sdt)))
+    outer = np.zeros(len(outer_lengths) + 1, dtype=np.int64)
+    np.cumsum(outer_lengths, out=outer[1:])
+    return RaggedTensor(inner, as_tensor(outer.astype(sdt)))
+
+
+def parse(serialized, features, names=None, single=False):
+    """Parses with any mix of feature kinds; returns {key: Tensor | SparseTensor |
+    RaggedTensor} as tf.io.parse_example / parse_single_example."""
+    plan = get_plan(features)
+    n, dense, var = _scan_fill(plan, serialized, names, single)
+    result = {}
+    for key, kind, f in plan.outputs:
+        if kind == "dense":
+            a = dense[key]
+            result[key] = as_tensor(a.reshape(a.shape[1:]) if single else a)
+        elif kind == "varlen":
+            result[key] = _sparse_from(var[key], var[key + "\0splits"], single)
+        elif kind == "sparse":
+            result[key] = _sparse_feature(key, f, var, n, single)
+        else:
+            result[key] = _ragged_feature(key, f, var, n, single)
+    return result
+
+
+def parse_example(serialized, features, example_names=None):
+    if isinstance(serialized, (bytes, str)) or (
+            isinstance(serialized, np.ndarray) and serialized.ndim == 0):
+        item = (serialized.reshape(-1).tolist()[0] if isinstance(serialized, np.ndarray)
+                else serialized)
+        return parse([item], features, None if example_names is None else [example_names],
+                     single=True)
+    if isinstance(serialized, np.ndarray) and serialized.ndim > 1:
+        raise ValueError("Shape must be rank 1 but is rank %d" % serialized.ndim)
+    return parse(serialized, features, example_names)
+
+
+def parse_single_example(serialized, features, example_names=None):
+    if isinstance(serialized, np.ndarray):
+        if serialized.ndim != 0:
+            raise ValueError("Input serialized must be a scalar")
+        serialized = serialized.reshape(-1).tolist()[0]
+    elif isinstance(serialized, (list, tuple)):
+        raise ValueError("Input serialized must be a scalar")
+    return parse([serialized], features, None if example_names is None else [example_names],
+                 single=True)
+
+
+def _trace_error():
+    from .._trace import TraceError
+    return TraceError
+
+
+class KindsNotDense(_trace_error(), ValueError):
+    """Raised where only FixedLen kinds are compiled (tfnano.Parser, the tracer's
+    batched parse): a TraceError too, so that a traced map parses such features per
+    record with tf.io.parse_single_example instead."""
+
+    def __init__(self, features):
+        keys = sorted(k for k, f in features.items() if type(f).__name__ in _KIND_NAMES)
+        super().__init__("features %s are VarLen / Sparse / Ragged: parse them with "
+                         "tf.io.parse_example or parse_single_example (tfnano.Parser and "
+                         "the batched pipeline path take FixedLen kinds only)" % keys)

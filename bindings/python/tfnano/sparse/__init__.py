@@ -1,0 +1,146 @@
+"""``tf.sparse``: ``tfnano.SparseTensor`` (indices, values, dense_shape as numpy-backed
+tensors) with ``to_dense``, ``from_dense`` and ``reorder``, TensorFlow's rules."""
+import numpy as np
+
+from .._tensor import as_tensor
+
+
+def _invalid(msg):
+    from ..errors import InvalidArgumentError
+    return InvalidArgumentError(None, None, msg)
+
+
+def _array(x, dtype=None):
+    if hasattr(x, "numpy") and not isinstance(x, np.ndarray):
+        x = x.numpy()  # a TensorFlow tensor
+    a = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+    if a.dtype.kind in "SU":
+        a = a.astype(object)
+    return a
+
+
+class SparseTensor:
+    """``tf.sparse.SparseTensor(indices, values, dense_shape)``: `indices` an int64
+    (N, rank) array, `values` (N,), `dense_shape` int64 (rank,)."""
+
+    __slots__ = ("_indices", "_values", "_dense_shape")
+
+    def __init__(self, indices, values, dense_shape):
+        ind = _array(indices, np.int64)
+        if ind.size == 0:
+            ind = ind.reshape(0, len(_array(dense_shape, np.int64).reshape(-1)))
+        self._indices = as_tensor(ind)
+        self._values = as_tensor(_array(values))
+        self._dense_shape = as_tensor(_array(dense_shape, np.int64).reshape(-1))
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def dense_shape(self):
+        return self._dense_shape
+
+    @property
+    def dtype(self):
+        from .. import dtypes
+        return dtypes.as_dtype(self._values.dtype)
+
+    @property
+    def shape(self):
+        return tuple(int(d) for d in self._dense_shape)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def rank(self):
+        return len(self._dense_shape)
+
+    def __repr__(self):
+        return ("SparseTensor(indices=%r, values=%r, dense_shape=%r)"
+                % (self._indices.view(np.ndarray), self._values.view(np.ndarray),
+                   self._dense_shape.view(np.ndarray)))
+
+    @classmethod
+    def from_value(cls, value):
+        return value if isinstance(value, SparseTensor) else from_dense(value)
+
+    def to_dense(self, default_value=None):
+        return to_dense(self, default_value)
+
+
+def _is_sparse(x):
+    return isinstance(x, SparseTensor) or type(x).__name__ in ("SparseTensor",
+                                                               "SparseTensorValue")
+
+
+def _as_sparse(x):
+    if isinstance(x, SparseTensor):
+        return x
+    if _is_sparse(x):  # TensorFlow's own
+        return SparseTensor(x.indices, x.values, x.dense_shape)
+    raise TypeError("Input must be a SparseTensor, got %s" % type(x).__name__)
+
+
+def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """``tf.sparse.to_dense``: the dense array, `default_value` (0 / b"") elsewhere.
+    With validate_indices, indices must be in range, sorted and unique, as in TF."""
+    sp = _as_sparse(sp_input)
+    shape = tuple(int(d) for d in sp.dense_shape)
+    vals = sp.values.view(np.ndarray)
+    if default_value is None:
+        default_value = b"" if vals.dtype == object else 0
+    out = np.full(shape, default_value, dtype=vals.dtype if vals.dtype != object else object)
+    ind = sp.indices.view(np.ndarray)
+    if ind.shape[0] == 0:
+        return as_tensor(out)
+    if validate_indices:
+        dims = np.asarray(shape, dtype=np.int64)
+        bad = np.nonzero(((ind < 0) | (ind >= dims)).any(axis=1))[0]
+        if bad.size:
+            i = int(bad[0])
+            raise _invalid("indices[%d] = [%s] is out of bounds: need 0 <= index < [%s]"
+                           % (i, ",".join(str(int(v)) for v in ind[i]),
+                              ",".join(str(d) for d in shape)))
+        if ind.shape[0] > 1:
+            flat = np.ravel_multi_index(ind.T, shape) if len(shape) else np.zeros(len(ind))
+            step = np.diff(flat)
+            wrong = np.nonzero(step <= 0)[0]
+            if wrong.size:
+                i = int(wrong[0]) + 1
+                what = "repeated" if step[i - 1] == 0 else "out of order"
+                raise _invalid("indices[%d] = [%s] is %s. Many sparse ops require sorted "
+                               "indices.\n    Use `tf.sparse.reorder` to create a correctly "
+                               "ordered copy.\n\n"
+                               % (i, ",".join(str(int(v)) for v in ind[i]), what))
+    out[tuple(ind.T)] = vals
+    return as_tensor(out)
+
+
+def from_dense(tensor, name=None):
+    """``tf.sparse.from_dense``: the non-zero (non-empty) entries, in row-major order."""
+    a = _array(tensor)
+    if a.dtype == object:
+        mask = np.frompyfunc(lambda v: v != b"" and v != "", 1, 1)(a).astype(bool)
+    else:
+        mask = a != 0
+    ind = np.argwhere(mask).astype(np.int64).reshape(-1, a.ndim)
+    return SparseTensor(ind, a[mask], np.asarray(a.shape, dtype=np.int64))
+
+
+def reorder(sp_input, name=None):
+    """``tf.sparse.reorder``: entries sorted into row-major (canonical) order."""
+    sp = _as_sparse(sp_input)
+    ind = sp.indices.view(np.ndarray)
+    if ind.shape[0] <= 1 or ind.shape[1] == 0:
+        return SparseTensor(ind.copy(), sp.values.view(np.ndarray).copy(), sp.dense_shape)
+    order = np.lexsort(ind.T[::-1])
+    return SparseTensor(ind[order], sp.values.view(np.ndarray)[order], sp.dense_shape)
+
+
+__all__ = ["SparseTensor", "to_dense", "from_dense", "reorder"]
