@@ -93,9 +93,21 @@ def test_shuffle_is_a_permutation_seeded_and_reshuffles():
 
 def test_cache_runs_upstream_once():
     calls = []
-    ds = tf.data.Dataset.range(3).map(lambda x: calls.append(1) or x).cache()
+
+    def untraceable(x):
+        v = int(x)  # a Python conversion: runs per record, untraced
+        calls.append(1)
+        return v
+    ds = tf.data.Dataset.range(3).map(untraceable).cache()
     assert values(ds) == [0, 1, 2] and values(ds) == [0, 1, 2]
     assert len(calls) == 3
+
+
+def test_traced_function_side_effects_run_once_as_in_tensorflow():
+    calls = []
+    ds = tf.data.Dataset.range(3).map(lambda x: calls.append(1) or x)
+    assert values(ds) == [0, 1, 2] and values(ds) == [0, 1, 2]
+    assert len(calls) == 1  # at trace time, as tf.function does
 
 
 def test_prefetch_and_error_propagation():

@@ -14,6 +14,7 @@ from . import _ffi
 from . import dtypes as _dt
 from ._outbuf import Carver
 from ._tensor import as_tensor
+from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
 ffi = _ffi.ffi
 lib = _ffi.lib
@@ -96,11 +97,11 @@ def _validate(features):
     """TensorFlow's Python-side checks, in its order; returns [_Config] by sorted key."""
     if not features:
         raise ValueError("Argument `features` cannot be None or falsy. Got %s" % (features,))
-    # FixedLenSequenceFeature(allow_missing=False) is refused before anything else.
     from .io import _kinds
     features, kinds = _kinds.adopt(features)  # TensorFlow's own configs
     if kinds:  # parse_example handles them; Parser and the batch tracer do not
         raise _kinds.KindsNotDense(features)
+    # FixedLenSequenceFeature(allow_missing=False) is refused before anything else.
     for key in sorted(features):
         f = features[key]
         if isinstance(f, FixedLenSequenceFeature) and not f.allow_missing:
@@ -278,6 +279,15 @@ class _Records:
         if isinstance(serialized, _Records):
             self.views, self.n, self.keep = serialized.views, serialized.n, serialized.keep
             return
+        views = getattr(serialized, "_tfn_views", None)
+        if views is not None:  # record views from a TFRecordDataset batch: no copy
+            arr, keep = views()
+            self.n = len(arr)
+            arr = np.ascontiguousarray(arr, dtype=np.uint64)
+            self.views = ffi.cast("tfn_bytes *", ffi.from_buffer(arr)) if self.n else \
+                ffi.new("tfn_bytes[]", 1)
+            self.keep = (arr, keep)
+            return
         joined = getattr(serialized, "_tfn_joined", None)
         if joined is not None:  # a RecordBatch from TFRecordDataset: one buffer + offsets
             data, offsets = joined()
@@ -339,7 +349,9 @@ def _parse_err(rc, err):
     over = {lib.TFN_E_CORRUPT: InvalidArgumentError, lib.TFN_E_TYPE: InvalidArgumentError,
             lib.TFN_E_NOT_FOUND: InvalidArgumentError, lib.TFN_E_INVALID_ARG:
             InvalidArgumentError, lib.TFN_E_OUT_OF_RANGE: InvalidArgumentError}
-    return _ffi.exception(rc, err, over)
+    from .errors import _locate  # str() names the example (the parser has no offset)
+    return _locate(_ffi.exception(rc, err, over), None, int(err.record_index),
+                   record_label="example")
 
 
 def _bytes_objects(views_arr, count):
@@ -437,9 +449,75 @@ def run(spec, serialized, names=None, single=False, tensors=True):
     return result
 
 
+# ----------------------------------------------------------------- tracing
+
+# Set by tf.data's vectorized padded_batch on its thread: {(address, shape): lengths}
+# of the FixedLenSequenceFeature outputs the batch rule below produces.
+LENGTHS = threading.local()
+
+_TRACE_DTYPE = {"int64": np.int64, "float32": np.float32, "string": object}
+
+
+def _out_specs(features, lead):
+    """{key: Spec} of parse outputs, record shapes prefixed by `lead`."""
+    if isinstance(features, _Symbol) or not isinstance(features, dict):
+        raise _TraceError("the features argument must be a Python dict")
+    spec = get_spec(features)
+    out = {}
+    for c in spec.configs:
+        seq = getattr(c, "seq", None)
+        if seq is None or getattr(c, "dtype", None) is None or \
+                c.dtype.name not in _TRACE_DTYPE:
+            raise _TraceError("feature %r of this kind is parsed per record" % (c.key,))
+        shape = tuple(lead) + ((None,) if seq else ()) + tuple(c.shape)
+        out[c.key] = _TSpec(_TRACE_DTYPE[c.dtype.name], shape)
+    return out
+
+
+def _single_infer(serialized, features, example_names=None, name=None):
+    if isinstance(serialized, _Symbol) and serialized.spec.shape not in ((), None):
+        raise ValueError("Input serialized must be a scalar")
+    return _out_specs(features, ())
+
+
+def _single_batch(serialized, features, example_names=None, name=None, _tfn_int32=()):
+    """parse_single_example over a batch of records = parse_example of the batch."""
+    sink = getattr(LENGTHS, "table", None)
+    spec = get_spec(features, tuple(_tfn_int32), None, sink is not None)
+    names = None
+    if example_names is not None:
+        names = [example_names] * len(serialized)
+    out = run(spec, serialized, names)
+    if sink is not None:
+        for c in spec.configs:
+            if c.seq:
+                out.pop(c.key + "_mask")
+                lengths = out.pop(c.key + "_length")
+                a = out[c.key]
+                sink[(a.__array_interface__["data"][0], a.shape)] = lengths
+    return out
+
+
+def _batch_infer(serialized, features, example_names=None, name=None):
+    shape = serialized.spec.shape if isinstance(serialized, _Symbol) else np.shape(serialized)
+    if shape is None:
+        raise _TraceError("parse_example() needs the rank of its input")
+    if len(shape) == 0:
+        return _out_specs(features, ())
+    if len(shape) != 1:
+        raise ValueError("Shape must be rank 1 but is rank %d" % len(shape))
+    return _out_specs(features, shape)
+
+
+@traceable("parse_example", batch=None, infer=_batch_infer)
 def parse_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_example``: a batch (1-D) of serialized Examples -> {key: array}.
     int64 -> int64, float -> float32, string -> object arrays of bytes."""
+    from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
+    serialized = _kinds.as_input(serialized)
+    features, kinds = _kinds.adopt(features)
+    if kinds:
+        return _kinds.parse_example(serialized, features, example_names)
     spec = get_spec(features)
     if isinstance(serialized, (bytes, str)) or (
             isinstance(serialized, np.ndarray) and serialized.ndim == 0):
@@ -453,10 +531,16 @@ def parse_example(serialized, features, example_names=None, name=None):
     return run(spec, serialized, example_names)
 
 
+@traceable("parse_single_example", batch=_single_batch, infer=_single_infer)
 def parse_single_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_single_example``: one serialized Example -> {key: array}."""
     if not features:
         raise ValueError("Invalid argument: features cannot be empty.")
+    from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
+    serialized = _kinds.as_input(serialized)
+    features, kinds = _kinds.adopt(features)
+    if kinds:
+        return _kinds.parse_single_example(serialized, features, example_names)
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 0:
             raise ValueError("Input serialized must be a scalar")
@@ -513,11 +597,6 @@ class Parser:
             if recs.n >= 64 * self.num_threads:
                 return self._parse_threads(recs)
             return run(self._spec, recs, names, tensors=False)
-    from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
-    serialized = _kinds.as_input(serialized)
-    features, kinds = _kinds.adopt(features)
-    if kinds:
-        return _kinds.parse_example(serialized, features, example_names)
         return run(self._spec, serialized, names, tensors=False)
 
     __call__ = parse
@@ -536,11 +615,6 @@ class Parser:
             sub.keep = recs.keep
             chunks.append(sub)
         try:
-    from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
-    serialized = _kinds.as_input(serialized)
-    features, kinds = _kinds.adopt(features)
-    if kinds:
-        return _kinds.parse_single_example(serialized, features, example_names)
             parts = list(self._pool.map(lambda r: run(self._spec, r, tensors=False), chunks))
         except Exception:
             # Re-run in one piece so that the message names the batch-wide index.

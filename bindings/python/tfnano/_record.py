@@ -110,9 +110,19 @@ class TFRecordWriter:
 
     Beyond TensorFlow: ``write_columns(columns)`` serializes numpy columns into
     Examples and writes them in one go (see tfnano.serialize_columns), and
-    ``write_many(records)``."""
+    ``write_many(records)``. Records wait in a buffer until it fills, ``flush()`` or
+    ``close()``; ``flush_every_records=n`` / ``flush_every_seconds=s`` flush on their
+    own (at the write that reaches n waiting records, or comes s seconds after the last
+    flush), so that a killed process loses at most those (docs/hardening.md).
+    ``durable()`` gives the (records, bytes) the file holds for sure.
 
-    def __init__(self, path, options=None):
+    The first I/O failure (ENOSPC, EIO, ...) is sticky: it is raised by that call and
+    again by every later write, flush and close, and the file is cut back to its last
+    whole record. It is TensorFlow's class for the errno (ResourceExhaustedError for
+    ENOSPC) and an OSError with ``errno`` and ``filename``."""
+
+    def __init__(self, path, options=None, *, flush_every_records=None,
+                 flush_every_seconds=None):
         opts = _options(options)
         self._compression = TFRecordOptions.get_compression_type_string(opts)
         level = opts.compression_level
@@ -124,13 +134,21 @@ class TFRecordWriter:
             target = target[len("file://"):]
         self._w = _backend().Writer(target, self._compression,
                                     -1 if level is None else int(level), opts.window_bits,
-                                    opts.mem_level, opts.compression_strategy)
+                                    opts.mem_level, opts.compression_strategy,
+                                    flush_every_records, flush_every_seconds)
         self._closed = False
         self._lock = threading.Lock()  # the C writer is one-thread-at-a-time
 
     def _check_open(self):
+        if self._w.failure is not None:
+            raise self._w.failure
         if self._closed:
             raise errors.FailedPreconditionError(None, None, "Writer is closed.")
+
+    def durable(self):
+        """(records, bytes) handed to the operating system in whole: what survives if
+        this process dies now (records still buffered do not)."""
+        return self._w.durable()
 
     def write(self, record):
         """Writes one record (bytes, or str as UTF-8)."""
@@ -168,6 +186,8 @@ class TFRecordWriter:
     def close(self):
         with self._lock:
             if self._closed:
+                if self._w.failure is not None:
+                    raise self._w.failure
                 return
             self._closed = True
             try:
@@ -277,9 +297,12 @@ def _fsspec_open(url, mode):
 class _OwnedReader:
     """A reader over a file object this module opened (closed with the reader)."""
 
-    def __init__(self, f, compression, buffer_size):
+    def __init__(self, f, compression, buffer_size, on_damage="raise"):
         self._f = f
-        self._r = _backend().Reader(f, compression, buffer_size)
+        self._r = _backend().Reader(f, compression, buffer_size, on_damage)
+
+    def __getattr__(self, name):  # skipped, skipped_records, skipped_bytes, name
+        return getattr(self._r, name)
 
     def next_record(self):
         return self._r.next_record()
@@ -292,12 +315,12 @@ class _OwnedReader:
         self._f.close()
 
 
-def _open_reader(source, compression, buffer_size):
+def _open_reader(source, compression, buffer_size, on_damage="raise"):
     if _is_url(source):
-        return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size)
+        return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size, on_damage)
     if isinstance(source, str) and source.startswith("file://"):
         source = source[len("file://"):]
-    return _backend().Reader(source, compression, buffer_size)
+    return _backend().Reader(source, compression, buffer_size, on_damage)
 
 
 class _FileRecords:
@@ -414,69 +437,19 @@ def _tf_compression(compression_type):
     return str(compression_type)
 
 
-def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
-                    num_parallel_reads=None, name=None):
-    """``tf.data.TFRecordDataset``: the records of the files, each a scalar string
-    tensor. Files are read in order; with `num_parallel_reads` one record is taken
-    from each of that many open files in turn (tf.data's interleave). Any Python file
-    object open for binary reading may stand in for a file name."""
-    from .data import AUTOTUNE, Dataset, _cpu_count, _interleave
-    files = _filenames(filenames)
-    comp = _tf_compression(compression_type)
-    if buffer_size is not None and int(buffer_size) < 0 and int(buffer_size) != -1:
-        raise errors.InvalidArgumentError(None, None,
-                                          "`buffer_size` must be >= 0 (0 == no buffering)")
-    bufsize = 256 * 1024 if buffer_size in (None, -1) else int(buffer_size)
-
-    def opener(f):
-        return _FileRecords(f, comp, bufsize)
-
-    if num_parallel_reads is None or num_parallel_reads == 1:
-        ds = _TFRecordDataset(lambda: _Chain(files, opener))
-        ds._files, ds._comp, ds._bufsize = files, comp, bufsize
-        return ds
-    cycle = _cpu_count() if num_parallel_reads == AUTOTUNE else int(num_parallel_reads)
-
-    def gen():
-        pending = list(files)
-
-        def open_next():
-            return opener(pending.pop(0)) if pending else None
-        yield from _interleave(open_next, cycle, 1)
-    return Dataset(gen)
+def TFRecordDataset(*args, **kwargs):  # noqa: N802
+    """``tf.data.TFRecordDataset`` (it lives in tfnano.data.readers)."""
+    from .data.readers import TFRecordDataset as _impl
+    return _impl(*args, **kwargs)
 
 
-def _make_tfrecord_dataset_class():
-    from .data import Dataset
-
-    class _TFRecordDatasetImpl(Dataset):
-        """A TFRecordDataset read in file order: ``batch(n)`` reads n records per call
-        into one RecordBatch instead of one object per record."""
-
-        def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
-                  deterministic=None, name=None):
-            n = int(batch_size)
-            if n <= 0:
-                return Dataset.batch(self, batch_size)
-            files, comp, bufsize = self._files, self._comp, self._bufsize
-            return self._derive(lambda: _BatchReader(files, comp, bufsize, n, drop_remainder))
-    return _TFRecordDatasetImpl
-
-
-class _LazyClass:
-    cls = None
-
-
-def _TFRecordDataset(factory):  # noqa: N802
-    if _LazyClass.cls is None:
-        _LazyClass.cls = _make_tfrecord_dataset_class()
-    return _LazyClass.cls(factory)
-
-
-def tf_record_iterator(path, options=None):
-    """``tf.compat.v1.io.tf_record_iterator``: yields each record as bytes."""
+def tf_record_iterator(path, options=None, *, on_damage="raise"):
+    """``tf.compat.v1.io.tf_record_iterator``: yields each record as bytes.
+    Beyond TensorFlow: ``on_damage="skip"`` or ``"warn"`` skips damaged records and
+    goes on with the next good one (see tfnano.io.verify_records for a report)."""
     comp = TFRecordOptions.get_compression_type_string(_options(options))
-    r = _open_reader(path if hasattr(path, "read") else _fspath(path), comp, 16 << 20)
+    r = _open_reader(path if hasattr(path, "read") else _fspath(path), comp, 16 << 20,
+                     on_damage)
     try:
         while True:
             rec = r.next_record()

@@ -8,6 +8,7 @@ becomes bytes)."""
 import numpy as np
 
 from . import dtypes as _dt
+from ._trace import traceable
 
 
 class Tensor(np.ndarray):
@@ -154,6 +155,20 @@ def convert_to_tensor(value, dtype=None, name=None):
     return constant(value, dtype=dtype)
 
 
+def _cast_infer(x, dtype, name=None):
+    from ._trace import Spec
+    dt = _dt.as_dtype(dtype)
+    src = x.spec.dtype
+    if dt is _dt.string or src == object:
+        if not (dt is _dt.string and src == object):
+            from .errors import UnimplementedError
+            raise UnimplementedError(None, None, "Cast %s to %s is not supported"
+                                     % (_dt.as_dtype(src).name, dt.name))
+        return Spec(object, x.spec.shape)
+    return Spec(dt.as_numpy_dtype, x.spec.shape)
+
+
+@traceable("cast", batch="elementwise", infer=_cast_infer)
 def cast(x, dtype, name=None):
     """``tf.cast``: numeric conversion (float to int truncates toward zero)."""
     dt = _dt.as_dtype(dtype)

@@ -237,9 +237,18 @@ class Graph:
         return value(self.outputs)
 
 
+def _dict_keys(d):
+    """Keys in sorted order (as tf.nest flattens dicts), so that two dicts with the
+    same keys inserted in different orders pair up leaf by leaf."""
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
 def _leaves(s):
     if isinstance(s, dict):
-        return [x for k in s for x in _leaves(s[k])]
+        return [x for k in _dict_keys(s) for x in _leaves(s[k])]
     if isinstance(s, (list, tuple)):
         return [x for v in s for x in _leaves(v)]
     return [s]

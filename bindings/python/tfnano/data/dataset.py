@@ -1,0 +1,216 @@
+"""``tf.data.Dataset``: a re-iterable sequence of elements described by a plan.
+Each method is a door that adds one plan node (its work lives in data/ops/<name>.py,
+imported when the method is called); iterating runs the plan (data/execute.py).
+How to add a transformation: see the docstring of data/ops/__init__.py."""
+import numpy as np
+
+from . import plan, structure
+from .plan import INFINITE, UNKNOWN
+
+
+class Dataset:
+    """A re-iterable sequence of elements; each method returns a new Dataset."""
+
+    def __init__(self, node, options=None):
+        from .options import Options
+        self._node = node
+        self._options = options if options is not None else Options()
+
+    def _then(self, node):
+        return Dataset(node, self._options)
+
+    def _plan_node(self):
+        return self._node
+
+    # ---- iteration and introspection
+    def __iter__(self):
+        from .execute import DatasetIterator
+        return DatasetIterator(self._node, self._options)
+
+    def __repr__(self):
+        return "<%s element_spec=%s>" % (type(self).__name__, self.element_spec)
+
+    @property
+    def element_spec(self):
+        """The structure of the elements (tfnano._trace.Spec leaves: dtype and shape,
+        None for unknown sizes), or None when a Python function hides it."""
+        return self._node.element_spec()
+
+    def explain(self, file=None):
+        """Prints the plan as it will run (to `file`, default stdout): one line per
+        stage, the input below, with how each user function runs (traced and
+        vectorized, fused, or per record in Python and why)."""
+        print(self.plan_text(), file=file)
+
+    def plan_text(self):
+        """The text explain() prints."""
+        from .execute import optimize
+        return "\n".join(plan.explain_lines(optimize(self._node, self._options)))
+
+    def options(self):
+        return self._options
+
+    def with_options(self, options, name=None):
+        return Dataset(self._node, self._options.merge(options))
+
+    def cardinality(self):
+        from .._tensor import as_tensor
+        return as_tensor(np.asarray(self._node.cardinality(), dtype=np.int64))
+
+    def __len__(self):
+        card = self._node.cardinality()
+        if card == INFINITE:
+            raise TypeError("The dataset is infinite.")
+        if card == UNKNOWN:
+            raise TypeError("The dataset length is unknown.")
+        return card
+
+    def as_numpy_iterator(self):
+        for el in self:
+            yield structure.map_structure(structure.to_numpy, el)
+
+    def apply(self, transformation_func):
+        return transformation_func(self)
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        state = initial_state
+        for el in self:
+            state = reduce_func(state, el)
+        return state
+
+    # ---- transformations (one module each under data/ops/)
+    def take(self, count, name=None):
+        from .ops.take import TakeNode
+        return self._then(TakeNode(self._node, count))
+
+    def skip(self, count, name=None):
+        from .ops.skip import SkipNode
+        return self._then(SkipNode(self._node, count))
+
+    def repeat(self, count=None, name=None):
+        from .ops.repeat import RepeatNode
+        return self._then(RepeatNode(self._node, count))
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        from .ops.map import MapNode
+        return self._then(MapNode(self._node, map_func, num_parallel_calls, deterministic))
+
+    def filter(self, predicate, name=None):
+        from .ops.filter import FilterNode
+        return self._then(FilterNode(self._node, predicate))
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        from .ops.batch import BatchNode
+        return self._then(BatchNode(self._node, batch_size, drop_remainder,
+                                    num_parallel_calls, deterministic))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        from .ops.padded_batch import PaddedBatchNode
+        return self._then(PaddedBatchNode(self._node, batch_size, padded_shapes,
+                                          padding_values, drop_remainder))
+
+    def unbatch(self, name=None):
+        from .ops.unbatch import UnbatchNode
+        return self._then(UnbatchNode(self._node))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        """Shuffles with a buffer of `buffer_size` elements, like tf.data: each output
+        is drawn at random from the buffer, which is refilled from the input."""
+        from .ops.shuffle import ShuffleNode
+        return self._then(ShuffleNode(self._node, buffer_size, seed,
+                                      reshuffle_each_iteration))
+
+    def cache(self, filename="", name=None):
+        """Keeps the elements of the first complete pass in memory (a filename is
+        accepted; the cache is kept in memory either way)."""
+        from .ops.cache import CacheNode
+        return self._then(CacheNode(self._node, filename))
+
+    def prefetch(self, buffer_size, name=None):
+        """Produces elements on a background thread, up to `buffer_size` ahead
+        (AUTOTUNE: 2)."""
+        from .ops.prefetch import PrefetchNode
+        return self._then(PrefetchNode(self._node, buffer_size))
+
+    def enumerate(self, start=0, name=None):
+        from .ops.enumerate import EnumerateNode
+        return self._then(EnumerateNode(self._node, start))
+
+    def concatenate(self, dataset, name=None):
+        from .ops.concatenate import ConcatenateNode
+        return self._then(ConcatenateNode(self._node, dataset._node))
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        from .ops.interleave import InterleaveNode
+        return self._then(InterleaveNode(self._node, map_func, cycle_length, block_length))
+
+    def flat_map(self, map_func, name=None):
+        from .ops.interleave import FlatMapNode
+        return self._then(FlatMapNode(self._node, map_func))
+
+    def ignore_errors(self, log_warning=False, name=None):
+        from .ops.ignore_errors import IgnoreErrorsNode
+        return self._then(IgnoreErrorsNode(self._node, log_warning))
+
+    def shard(self, num_shards, index, name=None):
+        from .ops.shard import ShardNode
+        return self._then(ShardNode(self._node, num_shards, index))
+
+    # ---- constructors
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        from .ops.sources import slices
+        return Dataset(slices(tensors))
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        from .ops.sources import TensorsNode
+        return Dataset(TensorsNode(structure.normalize(tensors)))
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name=None):
+        from .ops.sources import GeneratorNode
+        return Dataset(GeneratorNode(generator, args))
+
+    @staticmethod
+    def range(*args, **kwargs):
+        from .ops.sources import RangeNode
+        dtype = kwargs.get("dtype", None)
+        r = range(*[int(a) for a in args])
+        return Dataset(RangeNode(r, np.int64 if dtype is None else _np_dtype(dtype)))
+
+    @staticmethod
+    def zip(*datasets, name=None):
+        from .ops.zip import ZipNode
+        if len(datasets) == 1 and isinstance(datasets[0], (tuple, dict)):
+            datasets = datasets[0]
+        if isinstance(datasets, dict):
+            keys = list(datasets)
+            return Dataset(ZipNode([datasets[k]._node for k in keys], keys))
+        return Dataset(ZipNode([d._node for d in datasets]))
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        from .. import errors
+        from ..io import gfile
+        files = gfile.glob(file_pattern)
+        if not files:
+            raise errors.InvalidArgumentError(
+                None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+                "Summarized data: b'No files matched pattern: %s'" % file_pattern)
+        ds = Dataset.from_tensor_slices(np.array([f.encode() for f in files], dtype=object))
+        if shuffle is None or shuffle:
+            ds = ds.shuffle(len(files), seed=seed)
+        return ds
+
+
+def _np_dtype(dtype):
+    from .. import dtypes
+    try:
+        return dtypes.as_dtype(dtype).as_numpy_dtype
+    except Exception:
+        return np.dtype(dtype)

@@ -1,0 +1,230 @@
+"""batch(batch_size, drop_remainder) and its fusion with a preceding map.
+
+Batching stacks each component of `batch_size` elements (TensorFlow's error when
+their shapes differ). A batch of a record source's raw records is a record batch
+(no Python object per record).
+
+``map(f).batch(n)`` runs as one stage, as TensorFlow's map-and-batch fusion does
+(and with its semantics: an error in any element fails the whole batch, whose
+input elements are consumed). When f is traced and every op has a batched form, a
+batch is n raw input elements gathered at once and the graph is run once on them
+(vectorized); otherwise f runs per element. Either way the result equals stacking
+the per-element results; when the vectorized run fails, the batch is re-run per
+element, so that the error is the one per-record execution gives, naming the
+record. num_parallel_calls works on whole batches in parallel.
+"""
+import numpy as np
+
+from ... import errors
+from ..._tensor import as_tensor
+from .. import plan, structure
+from ..plan import UNKNOWN
+from .map import MapNode, ParallelStage
+
+
+def batch_cardinality(card, size, drop):
+    if card < 0:
+        return card
+    return card // size if drop else -(-card // size)
+
+
+def stack_column(col, c=0):
+    """Per-element values of component c -> one Tensor, record axis first."""
+    if len(col) == 1 and (hasattr(col[0], "_tfn_joined") or hasattr(col[0], "_tfn_views")):
+        return col[0]
+    arrs = [np.asarray(x) for x in col]
+    shape = arrs[0].shape
+    for i, a in enumerate(arrs):
+        if a.shape != shape:
+            raise errors.InvalidArgumentError(
+                None, None, "Cannot batch tensors with different shapes in component "
+                "%d. First element had shape %s and element %d had shape %s."
+                % (c, structure.tf_shape(shape), i, structure.tf_shape(a.shape)))
+    if arrs[0].dtype == object:
+        st = np.empty((len(arrs),) + shape, dtype=object)
+        for i, a in enumerate(arrs):
+            st[i] = a.item() if a.ndim == 0 else a  # a 0-d array would be stored whole
+    else:
+        st = np.stack(arrs)
+    return as_tensor(st)
+
+
+def stack(chunk):
+    """Elements -> one batched element."""
+    leaves = [structure.flatten(el) for el in chunk]
+    out = [stack_column([lv[c] for lv in leaves], c) for c in range(len(leaves[0]))]
+    return structure.pack(chunk[0], out)
+
+
+def is_records(raw):
+    return hasattr(raw, "_tfn_views") or hasattr(raw, "_tfn_joined")
+
+
+def elements(raw):
+    """The elements of a gathered batch, one by one."""
+    if is_records(raw):
+        from ..readers import scalar_string
+        return [scalar_string(b) for b in raw.numpy().tolist()]
+    return raw
+
+
+def stacked_input(raw):
+    return raw if is_records(raw) else stack(raw)
+
+
+class BatchNode(plan.Node):
+    op = "batch"
+
+    def __init__(self, input, batch_size, drop_remainder=False, num_parallel_calls=None,
+                 deterministic=None):
+        super().__init__(input)
+        batch_size = int(batch_size)
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
+                                              "zero.")
+        self.batch_size = batch_size
+        self.drop_remainder = bool(drop_remainder)
+
+    def attrs(self):
+        a = {"batch_size": self.batch_size}
+        if self.drop_remainder:
+            a["drop_remainder"] = True
+        return a
+
+    def cardinality(self):
+        return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
+                                 self.drop_remainder)
+
+    def element_spec(self):
+        return structure.batch_spec(self.inputs[0].element_spec(),
+                                    self.batch_size if self.drop_remainder else None)
+
+    def rewrite(self, options):
+        up = self.inputs[0]
+        if type(up) is MapNode:
+            return MapBatchNode(up, self.batch_size, self.drop_remainder)
+        return self
+
+    def stage(self, ctx):
+        return BatchStage(ctx.stage(self.inputs[0]), self.batch_size, self.drop_remainder,
+                          stacked_input)
+
+
+class BatchStage(plan.Stage):
+    """Gathers n elements (or raw records) and makes one batch of them with
+    `make(raw)`."""
+
+    def __init__(self, upstream, n, drop, make):
+        self.upstreams = (upstream,)
+        self._n, self._drop, self._make = n, drop, make
+        self._ended = False
+
+    def __next__(self):
+        if self._ended:
+            raise StopIteration
+        raw = self.upstreams[0].next_records(self._n)
+        if raw is None or (self._drop and len(raw) < self._n):
+            self._ended = True
+            raise StopIteration
+        return self._make(raw)
+
+
+class MapBatchNode(plan.Node):
+    """map(f) + batch(n) as one node (TensorFlow's map-and-batch fusion)."""
+    op = "map_and_batch"
+
+    def __init__(self, map_node, batch_size, drop_remainder):
+        super().__init__(map_node.inputs[0])
+        self.map_node = map_node
+        self.fn = map_node.fn
+        self.batch_size = batch_size
+        self.drop_remainder = drop_remainder
+
+    def attrs(self):
+        a = {"batch_size": self.batch_size}
+        a.update(self.map_node.attrs())
+        if self.drop_remainder:
+            a["drop_remainder"] = True
+        return a
+
+    def notes(self):
+        how = "vectorized: one run of the graph per batch" if self.fn.vectorized else \
+            "per element"
+        return [self.fn.describe(), how]
+
+    def cardinality(self):
+        return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
+                                 self.drop_remainder)
+
+    def element_spec(self):
+        return structure.batch_spec(self.fn.output_spec(),
+                                    self.batch_size if self.drop_remainder else None)
+
+    def maker(self):
+        fn = self.fn
+        if fn.vectorized:
+            return _Vectorized(fn)
+        return lambda raw: stack([fn(el) for el in elements(raw)])
+
+    def stage(self, ctx):
+        up = ctx.stage(self.inputs[0])
+        workers = self.map_node.workers()
+        make = self.maker()
+        if workers == 1:
+            return BatchStage(up, self.batch_size, self.drop_remainder, make)
+        ordered = self.map_node.deterministic
+        if ordered is None:
+            ordered = ctx.deterministic
+        return _ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
+                                self.drop_remainder)
+
+
+class _Vectorized:
+    """raw batch -> the graph run once on it; per element when that fails."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, raw):
+        n = len(raw)
+        try:
+            return self.fn.run_batch(stacked_input(raw), n)
+        except Exception:
+            # per record: the first failing element raises its own error (TF's text);
+            # if none fails, stacking gives exactly what per-record execution gives
+            fn = self.fn
+            return stack([fn(el) for el in elements(raw)])
+
+
+def _run_batches(task):
+    make, items = task
+    out = []
+    for ok, raw in items:
+        if ok:
+            try:
+                raw = make(raw)
+            except BaseException as e:
+                ok, raw = False, e
+        out.append((ok, raw))
+    return out
+
+
+class _ParallelBatches(ParallelStage):
+    def __init__(self, upstream, make, workers, ordered, n, drop):
+        super().__init__(upstream, _run_batches, make, workers, ordered, chunk=1)
+        self._n, self._drop = n, drop
+
+    def _gather(self):
+        try:
+            raw = self.upstreams[0].next_records(self._n)
+        except StopIteration:
+            raw = None
+        except BaseException as e:
+            return [(False, e)]
+        if raw is None or (self._drop and len(raw) < self._n):
+            self._ended = True
+            return []
+        return [(True, raw)]
+
+
+__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column", "UNKNOWN"]

@@ -1,0 +1,94 @@
+"""interleave(map_func, cycle_length, block_length) and flat_map(map_func): each
+input element becomes a dataset; interleave takes `block_length` elements from each
+of `cycle_length` open datasets in turn (a finished dataset's slot takes the next
+input's, which gets its turn when the cycle comes back), flat_map reads them one
+after the other."""
+from .. import plan, structure
+from ..plan import AUTOTUNE
+
+
+class InterleaveNode(plan.Node):
+    op = "interleave"
+
+    def __init__(self, input, map_func, cycle_length=None, block_length=None):
+        super().__init__(input)
+        self.map_func = map_func
+        self.cycle_length = cycle_length
+        self.block_length = 1 if block_length is None else int(block_length)
+
+    def attrs(self):
+        return {"cycle_length": self.cycle_length, "block_length": self.block_length}
+
+    def element_spec(self):
+        return None
+
+    def stage(self, ctx):
+        from ..execute import cpu_count
+        cycle = cpu_count() if self.cycle_length in (None, AUTOTUNE) else \
+            int(self.cycle_length)
+        return _InterleaveStage(ctx, ctx.stage(self.inputs[0]), self.map_func, cycle,
+                                self.block_length)
+
+
+class FlatMapNode(InterleaveNode):
+    op = "flat_map"
+
+    def __init__(self, input, map_func):
+        super().__init__(input, map_func, 1, 1)
+
+    def attrs(self):
+        return {}
+
+
+class _InterleaveStage(plan.Stage):
+    def __init__(self, ctx, upstream, map_func, cycle, block):
+        self._ctx = ctx
+        self._in = upstream
+        self._fn = map_func
+        self._cycle, self._block = max(1, cycle), max(1, block)
+        self._slots = None
+        self._i = 0
+        self._in_block = 0
+
+    @property
+    def upstreams(self):
+        return (self._in,) + tuple(self._slots or ())
+
+    def _open_next(self):
+        try:
+            el = next(self._in)
+        except StopIteration:
+            return None
+        ds = structure.call(self._fn, el)
+        return self._ctx.stage(ds._plan_node())
+
+    def __next__(self):
+        if self._slots is None:
+            self._slots = []
+            while len(self._slots) < self._cycle:
+                s = self._open_next()
+                if s is None:
+                    break
+                self._slots.append(s)
+        slots = self._slots
+        while slots:
+            self._i %= len(slots)
+            s = slots[self._i]
+            try:
+                el = next(s)
+            except StopIteration:
+                s.close()
+                self._in_block = 0
+                nxt = self._open_next()
+                if nxt is None:
+                    slots.pop(self._i)
+                else:
+                    slots[self._i] = nxt
+                    self._i += 1
+                continue
+            self._in_block += 1
+            if self._in_block >= self._block:
+                self._in_block = 0
+                self._i += 1
+            return el
+        raise StopIteration

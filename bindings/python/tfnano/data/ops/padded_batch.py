@@ -1,0 +1,235 @@
+"""padded_batch(batch_size, padded_shapes, padding_values, drop_remainder): each
+component padded to the batch's largest shape (or `padded_shapes`) with
+`padding_values` (0 / b"" by default), then stacked.
+
+After a traced map whose per-record shapes vary only through parse_single_example's
+FixedLenSequenceFeature outputs, the map runs vectorized: one parse_example of the
+batch (rows padded by the parser), then the rows past each record's length are set
+to the padding value. Anything else runs per element."""
+import threading
+
+import numpy as np
+
+from ... import errors
+from ..._tensor import Tensor, as_tensor
+from .. import plan, structure
+from .batch import BatchStage, batch_cardinality, elements, stacked_input
+from .map import MapNode, ParallelStage
+
+
+def _spread(template, spec):
+    """One entry of `spec` per leaf of `template`: a None (sub)structure gives None for
+    all its leaves; a scalar (or, for shapes, a list of dims) applies to one leaf."""
+    if spec is None:
+        return [None] * len(structure.flatten(template))
+    if isinstance(template, dict):
+        out = []
+        for k in sorted(template):
+            out.extend(_spread(template[k], spec.get(k) if isinstance(spec, dict) else spec))
+        return out
+    if isinstance(template, tuple) and not isinstance(template, Tensor):
+        if isinstance(spec, tuple) and len(spec) == len(template):
+            out = []
+            for t, sp in zip(template, spec):
+                out.extend(_spread(t, sp))
+            return out
+        return [spec] * len(structure.flatten(template))
+    return [spec]
+
+
+def _want(want, rank):
+    if want is None:
+        return None
+    return [want] if np.ndim(want) == 0 and rank == 1 else list(want)
+
+
+def _pad_value(pv, dtype):
+    if pv is None:
+        return b"" if dtype == object else 0
+    if isinstance(pv, str):
+        return pv.encode()
+    if isinstance(pv, bytes):
+        return pv
+    return np.asarray(pv).reshape(-1)[0]
+
+
+def pad_stack(chunk, padded_shapes, padding_values):
+    first = chunk[0]
+    leaves = [structure.flatten(el) for el in chunk]
+    shapes = _spread(first, padded_shapes)
+    values = _spread(first, padding_values)
+    out = []
+    for c in range(len(leaves[0])):
+        arrs = [np.asarray(lv[c]) for lv in leaves]
+        rank = arrs[0].ndim
+        for a in arrs:
+            if a.ndim != rank:
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot batch tensors with different ranks in component "
+                    "%d." % c)
+        target = [max(a.shape[d] for a in arrs) for d in range(rank)]
+        _apply_want(target, _want(shapes[c], rank))
+        dtype = arrs[0].dtype
+        res = np.full([len(arrs)] + target, _pad_value(values[c], dtype), dtype=dtype)
+        for i, a in enumerate(arrs):
+            if a.ndim == 0:
+                res[i] = a.item()
+            else:
+                res[(i,) + tuple(slice(0, s) for s in a.shape)] = a
+        out.append(as_tensor(res))
+    return structure.pack(first, out)
+
+
+def _apply_want(target, want):
+    if want is None:
+        return
+    for d, w in enumerate(want):
+        if w is not None and int(w) >= 0:
+            if target[d] > int(w):
+                raise errors.InvalidArgumentError(
+                    None, None, "Attempted to pad to a smaller size than the input "
+                    "element.")
+            target[d] = int(w)
+
+
+class PaddedBatchNode(plan.Node):
+    op = "padded_batch"
+
+    def __init__(self, input, batch_size, padded_shapes=None, padding_values=None,
+                 drop_remainder=False, fused_map=None):
+        super().__init__(input)
+        batch_size = int(batch_size)
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
+                                              "zero.")
+        self.batch_size = batch_size
+        self.padded_shapes = padded_shapes
+        self.padding_values = padding_values
+        self.drop_remainder = bool(drop_remainder)
+        self.fused_map = fused_map
+
+    def attrs(self):
+        a = {"batch_size": self.batch_size}
+        if self.padded_shapes is not None:
+            a["padded_shapes"] = self.padded_shapes
+        if self.padding_values is not None:
+            a["padding_values"] = self.padding_values
+        if self.drop_remainder:
+            a["drop_remainder"] = True
+        return a
+
+    def notes(self):
+        if self.fused_map is None:
+            return []
+        fn = self.fused_map.fn
+        return ["fused with map: " + fn.describe(),
+                "vectorized: one run of the graph per batch" if fn.vectorized else
+                "per element"]
+
+    def cardinality(self):
+        return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
+                                 self.drop_remainder)
+
+    def element_spec(self):
+        from ..._trace import Spec
+        spec = self.inputs[0].element_spec() if self.fused_map is None else \
+            self.fused_map.element_spec()
+        if spec is None:
+            return None
+        return structure.map_structure(
+            lambda s: Spec(s.dtype, None if s.shape is None else
+                           (None,) + tuple(None for _ in s.shape)), spec)
+
+    def rewrite(self, options):
+        up = self.inputs[0]
+        if self.fused_map is None and type(up) is MapNode and up.fn.vectorized:
+            return PaddedBatchNode(up.inputs[0], self.batch_size, self.padded_shapes,
+                                   self.padding_values, self.drop_remainder, fused_map=up)
+        return self
+
+    def stage(self, ctx):
+        up = ctx.stage(self.inputs[0])
+        shapes, values = self.padded_shapes, self.padding_values
+        if self.fused_map is None:
+            return BatchStage(up, self.batch_size, self.drop_remainder,
+                              lambda raw: pad_stack(list(elements(raw)), shapes, values))
+        make = _VectorizedPadded(self.fused_map.fn, shapes, values)
+        workers = self.fused_map.workers()
+        if workers == 1:
+            return BatchStage(up, self.batch_size, self.drop_remainder, make)
+        from .batch import _ParallelBatches
+        return _ParallelBatches(up, make, workers, ctx.deterministic, self.batch_size,
+                                self.drop_remainder)
+
+
+_SINK = threading.local()
+
+
+def lengths_sink():
+    """The {(address, shape): lengths} table that parse_single_example's batch rule
+    fills while a vectorized padded batch runs on this thread (None otherwise)."""
+    return getattr(_SINK, "table", None)
+
+
+def _key(a):
+    a = np.asarray(a)
+    return (a.__array_interface__["data"][0], a.shape)
+
+
+class _VectorizedPadded:
+    def __init__(self, fn, padded_shapes, padding_values):
+        self.fn = fn
+        self.shapes, self.values = padded_shapes, padding_values
+        self.spec = fn.output_spec()
+        self.per_element = False
+
+    def per_record(self, raw):
+        fn = self.fn
+        return pad_stack([fn(el) for el in elements(raw)], self.shapes, self.values)
+
+    def __call__(self, raw):
+        if self.per_element or self.spec is None:
+            return self.per_record(raw)
+        n = len(raw)
+        _SINK.table = table = {}
+        try:
+            out = self.fn.run_batch(stacked_input(raw), n)
+        except Exception:
+            return self.per_record(raw)
+        finally:
+            _SINK.table = None
+        specs = structure.flatten(self.spec)
+        leaves = structure.flatten(out)
+        shapes = _spread(out, self.shapes)
+        values = _spread(out, self.values)
+        res = []
+        for c, (s, v) in enumerate(zip(specs, leaves)):
+            a = np.asarray(v)
+            if s.shape is None or None in s.shape:
+                lengths = table.get(_key(a))
+                if lengths is None or s.shape is None or None in s.shape[1:]:
+                    self.per_element = True  # a varying shape not from the parser
+                    return self.per_record(raw)
+                a = _repad(a, lengths, _pad_value(values[c], a.dtype))
+            target = list(a.shape[1:])
+            _apply_want(target, _want(shapes[c], a.ndim - 1))
+            if target != list(a.shape[1:]):
+                pv = _pad_value(values[c], a.dtype)
+                big = np.full([n] + target, pv, dtype=a.dtype)
+                big[(slice(None),) + tuple(slice(0, d) for d in a.shape[1:])] = a
+                a = big
+            res.append(as_tensor(a))
+        return structure.pack(out, res)
+
+
+def _repad(a, lengths, pv):
+    """Rows at or past each record's length -> the padding value."""
+    rows = a.shape[1]
+    past = np.arange(rows)[None, :] >= np.asarray(lengths)[:, None]
+    if past.any():
+        a = np.array(a)  # the parser's output may be shared with other components
+        a[past] = pv
+    return a
+
+
+__all__ = ["PaddedBatchNode", "pad_stack", "lengths_sink", "ParallelStage"]

@@ -1,0 +1,131 @@
+"""Sources from Python values: range, from_tensor_slices, from_tensors,
+from_generator."""
+import numpy as np
+
+from ... import errors
+from ..._tensor import as_tensor
+from .. import plan, structure
+
+
+class RangeNode(plan.Node):
+    op = "range"
+
+    def __init__(self, r, dtype):
+        super().__init__()
+        self.r, self.dtype = r, dtype
+
+    def cardinality(self):
+        return len(self.r)
+
+    def element_spec(self):
+        from ..._trace import Spec
+        return Spec(self.dtype, ())
+
+    def attrs(self):
+        return {"start": self.r.start, "stop": self.r.stop, "step": self.r.step}
+
+    def stage(self, ctx):
+        return _RangeStage(self.r, self.dtype)
+
+
+class _RangeStage(plan.Stage):
+    def __init__(self, r, dtype):
+        self._it = iter(r)
+        self._dtype = dtype
+
+    def __next__(self):
+        return as_tensor(np.asarray(next(self._it), dtype=self._dtype))
+
+
+class SlicesNode(plan.Node):
+    op = "from_tensor_slices"
+
+    def __init__(self, template, leaves):
+        super().__init__()
+        self.template, self.leaves = template, leaves
+        self.n = len(leaves[0]) if leaves else 0
+
+    def cardinality(self):
+        return self.n
+
+    def element_spec(self):
+        from ..._trace import Spec
+        return structure.pack(self.template, [Spec(a.dtype, a.shape[1:]) for a in self.leaves])
+
+    def attrs(self):
+        return {"n": self.n}
+
+    def stage(self, ctx):
+        return _SlicesStage(self.template, self.leaves, self.n)
+
+
+class _SlicesStage(plan.Stage):
+    def __init__(self, template, leaves, n):
+        self._t, self._leaves, self._n, self._i = template, leaves, n, 0
+
+    def __next__(self):
+        i = self._i
+        if i >= self._n:
+            raise StopIteration
+        self._i = i + 1
+        return structure.pack(self._t, [as_tensor(a[i:i + 1].reshape(a.shape[1:]))
+                                        for a in self._leaves])
+
+    def next_records(self, n):
+        i = self._i
+        if i >= self._n:
+            return None
+        j = min(self._n, i + n)
+        self._i = j
+        return [structure.pack(self._t, [as_tensor(a[k:k + 1].reshape(a.shape[1:]))
+                                         for a in self._leaves]) for k in range(i, j)]
+
+
+def slices(tensors):
+    leaves = [np.asarray(structure.to_tensor(x)) for x in structure.flatten(tensors)]
+    n = len(leaves[0]) if leaves else 0
+    for leaf in leaves:
+        if len(leaf) != n:
+            raise errors.InvalidArgumentError(
+                None, None, "Dimensions %d and %d are not compatible" % (n, len(leaf)))
+    return SlicesNode(tensors, leaves)
+
+
+class TensorsNode(plan.Node):
+    op = "from_tensors"
+
+    def __init__(self, element):
+        super().__init__()
+        self.element = element
+
+    def cardinality(self):
+        return 1
+
+    def element_spec(self):
+        return structure.element_spec_of(self.element)
+
+    def stage(self, ctx):
+        return plan.IterStage(iter([self.element]))
+
+
+class GeneratorNode(plan.Node):
+    op = "from_generator"
+
+    def __init__(self, generator, args):
+        super().__init__()
+        self.generator, self.args = generator, args
+
+    def attrs(self):
+        return {"generator": getattr(self.generator, "__name__", "?")}
+
+    def element_spec(self):
+        return None
+
+    def stage(self, ctx):
+        gen = self.generator(*self.args) if self.args else self.generator()
+        return _GeneratorStage(iter(gen))
+
+
+class _GeneratorStage(plan.IterStage):
+    def __next__(self):
+        return structure.normalize(next(self._it))

@@ -1,0 +1,333 @@
+"""``tf.data.TFRecordDataset`` and its source stage.
+
+The stage reads each file in chunks of records (one C call per chunk, the GIL
+released) and interleaves the open files as tf.data does for ``num_parallel_reads``
+(cycle_length files, block_length 1; a finished file's slot takes the next file,
+which gets its turn when the cycle comes back). Asked for one element it returns a
+scalar string tensor; asked for a batch (``next_records``) it returns a
+:class:`RecordViews`: pointers into the chunks, in interleave order, with no Python
+object per record, which the parsers read directly.
+"""
+import os
+
+import numpy as np
+
+from .. import errors
+from .._ffi import ffi
+from .._tensor import Tensor, as_tensor
+from . import plan
+from .plan import AUTOTUNE, UNKNOWN
+
+CHUNK = 256  # records per read call
+
+
+class RecordViews:
+    """A batch of records as (address, length) pairs into buffers it keeps alive. It
+    behaves like the 1-D string tensor TensorFlow gives (len, indexing, iteration,
+    ``.numpy()``); tf.io.parse_example and tfnano.Parser read it without copying."""
+
+    __slots__ = ("views", "keep", "_arr")
+
+    def __init__(self, views, keep):
+        self.views = views  # uint64 (n, 2): address, length
+        self.keep = keep
+        self._arr = None
+
+    def _tfn_views(self):
+        return self.views, self.keep
+
+    def numpy(self):
+        if self._arr is None:
+            n = len(self.views)
+            arr = np.empty(n, dtype=object)
+            v = self.views.tolist()
+            arr[:] = [ffi.buffer(ffi.cast("char *", p), ln)[:] if ln else b"" for p, ln in v]
+            self._arr = arr
+        return self._arr
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __len__(self):
+        return len(self.views)
+
+    def __getitem__(self, i):
+        return as_tensor(self.numpy())[i]
+
+    def __iter__(self):
+        return iter(as_tensor(self.numpy()))
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+    @property
+    def ndim(self):
+        return 1
+
+    @property
+    def dtype(self):
+        return np.dtype(object)
+
+    def __repr__(self):
+        return "RecordViews(%d records)" % len(self)
+
+
+def join_views(parts):
+    """One RecordViews of several, in order."""
+    parts = [p for p in parts if len(p)]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return RecordViews(np.empty((0, 2), dtype=np.uint64), ())
+    return RecordViews(np.concatenate([p.views for p in parts]), tuple(p.keep for p in parts))
+
+
+def scalar_string(b):
+    out = np.empty((), dtype=object)
+    out[()] = b
+    return out.view(Tensor)
+
+
+class _Slot:
+    """One file of the cycle: its reader (opened on first use) and the chunk read."""
+    __slots__ = ("source", "reader", "done", "data", "base", "offs", "pos", "end", "mv",
+                 "ptrs", "lens")
+
+    def __init__(self, source):
+        self.source = source
+        self.reader = None
+        self.done = False
+        self.pos = self.end = 0
+        self.data = None
+
+    def avail(self):
+        return self.end - self.pos
+
+    def fill(self, opener):
+        """Reads the next chunk; marks the slot done at the end or on an error (which
+        is raised: tf.data then moves on to the next file)."""
+        try:
+            if self.reader is None:
+                self.reader = opener(self.source)
+            got = self.reader.read_batch(CHUNK)
+        except BaseException:
+            self.finish()
+            raise
+        if got is None:
+            self.finish()
+            return
+        data, offs = got
+        self.data = data
+        buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
+        base = int(ffi.cast("uintptr_t", buf))
+        self.base = (data, buf)
+        self.offs = offs
+        self.ptrs = offs[:-1].astype(np.uint64) + np.uint64(base)
+        self.lens = np.diff(offs).astype(np.uint64)
+        self.mv = None
+        self.pos, self.end = 0, len(offs) - 1
+
+    def take_bytes(self):
+        if self.mv is None:
+            self.mv = memoryview(self.data)
+        o = self.offs
+        p = self.pos
+        self.pos = p + 1
+        return bytes(self.mv[o[p]:o[p + 1]])
+
+    def take_views(self, count):
+        p = self.pos
+        self.pos = p + count
+        return self.ptrs[p:p + count], self.lens[p:p + count], self.base
+
+    def finish(self):
+        self.done = True
+        self.pos = self.end = 0
+        r, self.reader = self.reader, None
+        if r is not None:
+            r.close()
+
+
+class RecordSourceStage(plan.Stage):
+    """The records of `files`, `cycle` files interleaved `block` records at a time."""
+
+    def __init__(self, files, opener, cycle, block):
+        self._files = list(files)
+        self._opener = opener
+        self._cycle = max(1, cycle)
+        self._block = max(1, block)
+        self._slots = None
+        self._i = 0
+        self._in_block = 0
+
+    def _start(self):
+        self._slots = []
+        while self._files and len(self._slots) < self._cycle:
+            self._slots.append(_Slot(self._files.pop(0)))
+
+    def _turn(self):
+        """The slot whose turn it is, with a record ready; None at the end."""
+        slots = self._slots
+        while slots:
+            self._i %= len(slots)
+            s = slots[self._i]
+            if s.avail():
+                return s
+            if not s.done:
+                s.fill(self._opener)  # an error leaves the slot done: next call moves on
+                if s.avail():
+                    return s
+            # the file is finished: the next file takes its place and waits a turn
+            self._in_block = 0
+            if self._files:
+                slots[self._i] = _Slot(self._files.pop(0))
+                self._i += 1
+            else:
+                slots.pop(self._i)
+        return None
+
+    def _advance(self, count):
+        self._in_block += count
+        if self._in_block >= self._block:
+            self._in_block = 0
+            self._i += 1
+
+    def __next__(self):
+        if self._slots is None:
+            self._start()
+        s = self._turn()
+        if s is None:
+            raise StopIteration
+        rec = s.take_bytes()
+        self._advance(1)
+        return scalar_string(rec)
+
+    def next_records(self, n):
+        if self._slots is None:
+            self._start()
+        ptrs, lens, keep = [], [], []
+        need = n
+        block = self._block
+        while need > 0:
+            slots = self._slots
+            k = len(slots)
+            if k and self._in_block == 0:
+                m = min(s.avail() for s in slots) // block
+                m = min(m, need // (k * block))
+                if m > 0:  # whole rounds: every slot has its records buffered
+                    order = [slots[(self._i + j) % k] for j in range(k)]
+                    parts = [s.take_views(m * block) for s in order]
+                    ptrs.append(np.stack([p[0].reshape(m, block) for p in parts], 1).ravel())
+                    lens.append(np.stack([p[1].reshape(m, block) for p in parts], 1).ravel())
+                    keep.extend(p[2] for p in parts)
+                    need -= m * k * block
+                    continue
+            s = self._turn()
+            if s is None:
+                break
+            take = min(block - self._in_block, s.avail(), need)
+            p, ln, b = s.take_views(take)
+            ptrs.append(p)
+            lens.append(ln)
+            keep.append(b)
+            need -= take
+            self._advance(take)
+        if need == n:
+            return None
+        views = np.empty((n - need, 2), dtype=np.uint64)
+        views[:, 0] = np.concatenate(ptrs) if len(ptrs) > 1 else ptrs[0]
+        views[:, 1] = np.concatenate(lens) if len(lens) > 1 else lens[0]
+        return RecordViews(views, keep)
+
+    def close(self):
+        for s in self._slots or ():
+            s.finish()
+        self._slots = []
+        self._files = []
+
+
+class TFRecordNode(plan.Node):
+    op = "TFRecordDataset"
+
+    def __init__(self, files, compression, buffer_size, cycle, on_damage=None):
+        super().__init__()
+        self.files = files
+        self.compression = compression
+        self.buffer_size = buffer_size
+        self.cycle = cycle
+        self.on_damage = on_damage
+
+    def cycle_length(self):
+        from .execute import cpu_count
+        return cpu_count() if self.cycle == AUTOTUNE else self.cycle
+
+    def element_spec(self):
+        from .._trace import Spec
+        return Spec(object, ())
+
+    def attrs(self):
+        a = {"files": len(self.files)}
+        if self.compression:
+            a["compression"] = self.compression
+        if self.cycle != 1:
+            a["num_parallel_reads"] = self.cycle
+        return a
+
+    def opener(self):
+        from .._record import _open_reader
+        comp, size = self.compression, self.buffer_size
+        return lambda f: _open_reader(f, comp, size)
+
+    def stage(self, ctx):
+        return RecordSourceStage(self.files, self.opener(), self.cycle_length(), 1)
+
+
+def _filenames(filenames):
+    from .._record import _fspath
+    from .dataset import Dataset
+    if isinstance(filenames, Dataset):
+        return [_fspath(f) for f in filenames]
+    if isinstance(filenames, (str, bytes, os.PathLike)) or hasattr(filenames, "read"):
+        return [filenames if hasattr(filenames, "read") else _fspath(filenames)]
+    if isinstance(filenames, np.ndarray):
+        return [_fspath(f) for f in filenames.reshape(-1).tolist()]
+    try:
+        items = list(filenames)
+    except TypeError:
+        raise TypeError("`filenames` must be a `tf.Tensor` of `tf.string` dtype or a "
+                        "`tf.data.Dataset` of scalar `tf.string`. Got %s."
+                        % type(filenames).__name__) from None
+    return [f if hasattr(f, "read") else _fspath(f) for f in items]
+
+
+def _tf_compression(compression_type):
+    if compression_type is None:
+        return ""
+    if isinstance(compression_type, bytes):
+        compression_type = compression_type.decode()
+    return str(compression_type)
+
+
+def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
+                    num_parallel_reads=None, name=None):
+    """``tf.data.TFRecordDataset``: the records of the files, each a scalar string
+    tensor. Files are read in order; with `num_parallel_reads` one record is taken
+    from each of that many open files in turn (tf.data's interleave). Any Python file
+    object open for binary reading may stand in for a file name."""
+    from .dataset import Dataset
+    files = _filenames(filenames)
+    comp = _tf_compression(compression_type)
+    if buffer_size is not None and int(buffer_size) < 0 and int(buffer_size) != -1:
+        raise errors.InvalidArgumentError(None, None,
+                                          "`buffer_size` must be >= 0 (0 == no buffering)")
+    bufsize = 256 * 1024 if buffer_size in (None, -1) else int(buffer_size)
+    cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
+    if cycle == 0 or cycle < AUTOTUNE:
+        raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
+                                          "positive or AUTOTUNE, got %d" % cycle)
+    return Dataset(TFRecordNode(files, comp, bufsize, cycle))
+
+
+__all__ = ["TFRecordDataset", "RecordViews", "UNKNOWN"]

@@ -1,0 +1,213 @@
+"""A user function given to map / filter / ..., wrapped once (tf.data's
+structured_function.py): traced with tfnano._trace against the input's element
+spec when that spec is known. A traced function runs as its recorded graph, per
+record or, when every op has a batch rule, on a whole batch at once (vectorized).
+A function that cannot be traced runs per record in Python; the reason is given
+once as a :class:`TracingFallbackWarning` and shown by ``Dataset.explain()``.
+
+Debug switch: ``tf.data.experimental.enable_debug_mode()`` (or the environment
+variable TFNANO_DATA_DEBUG=1) runs every function per record in Python, untraced,
+as TensorFlow's debug mode runs them eagerly.
+"""
+import os
+import threading
+import warnings
+
+import numpy as np
+
+from .. import _trace
+from . import structure
+
+_DEBUG = [os.environ.get("TFNANO_DATA_DEBUG", "") not in ("", "0")]
+_WARNED = set()
+_WARNED_LOCK = threading.Lock()
+
+
+class TracingFallbackWarning(UserWarning):
+    """A tf.data function could not be traced and runs per record in Python."""
+
+
+def enable_debug_mode():
+    _DEBUG[0] = True
+
+
+def disable_debug_mode():
+    _DEBUG[0] = False
+
+
+def _load_ops():
+    """tfnano.ops registers the operators of traced values (x + 1, x[0])."""
+    if not _trace.OPERATORS:
+        try:
+            from .. import ops  # noqa: F401
+        except ImportError:
+            pass
+
+
+def _fn_name(fn):
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        name += " (%s:%d)" % (os.path.basename(code.co_filename), code.co_firstlineno)
+    return name
+
+
+def _lists_with_symbols(s):
+    if isinstance(s, dict):
+        return any(_lists_with_symbols(v) for v in s.values())
+    if isinstance(s, tuple):
+        return any(_lists_with_symbols(v) for v in s)
+    if isinstance(s, list):
+        return _trace.has_symbol(s)
+    return False
+
+
+class StructuredFunction:
+    """`func` as tf.data calls it on elements of `input_spec` (None: unknown)."""
+
+    def __init__(self, func, input_spec, transformation):
+        self.func = func
+        self.transformation = transformation
+        self.graph = None
+        self.reason = None          # why it runs as Python (None: traced)
+        self.batch_reason = None    # why the traced graph cannot run batched
+        if _DEBUG[0]:
+            self.reason = "debug mode is on (tf.data.experimental.enable_debug_mode)"
+            return
+        if input_spec is None:
+            self.reason = ("the structure of its input is unknown (an upstream function "
+                           "runs in Python)")
+            return
+        _load_ops()
+        try:
+            graph = _trace.trace(func, input_spec)
+        except _trace.TraceError as e:
+            self.reason = str(e)
+            self._warn()
+            return
+        self.graph = graph
+        self.batch_reason = graph.vectorizable()
+        if self.batch_reason is not None:
+            self.batch_reason = "%s() has no batched form" % self.batch_reason
+        elif _lists_with_symbols(graph.outputs):
+            self.batch_reason = "it returns a Python list of tensors"
+
+    def _warn(self):
+        key = (getattr(self.func, "__code__", self.func), self.reason)
+        with _WARNED_LOCK:
+            if key in _WARNED:
+                return
+            _WARNED.add(key)
+        warnings.warn("tf.data: the function %s given to %s() runs per record in Python, "
+                      "not traced: %s" % (_fn_name(self.func), self.transformation,
+                                         self.reason), TracingFallbackWarning, stacklevel=5)
+
+    @property
+    def traced(self):
+        return self.graph is not None
+
+    @property
+    def vectorized(self):
+        return self.graph is not None and self.batch_reason is None
+
+    def output_spec(self):
+        if self.graph is None:
+            return None
+
+        def spec(x):
+            if isinstance(x, _trace.Symbol):
+                return x.spec
+            return structure.spec_of_value(structure.to_tensor(x))
+        try:
+            return _trace._map(spec, self.graph.outputs) if not _lists_with_symbols(
+                self.graph.outputs) else None
+        except Exception:
+            return None
+
+    def describe(self):
+        if self.graph is None:
+            return "python per record: %s" % self.reason
+        ops = [n.op.name for n in self.graph.nodes] or ["restructuring only"]
+        counted = []
+        for name in ops:
+            if not counted or counted[-1][0] != name:
+                counted.append([name, 0])
+            counted[-1][1] += 1
+        text = " -> ".join(n if c == 1 else "%s x%d" % (n, c) for n, c in counted)
+        if self.batch_reason is None:
+            return "traced: %s (vectorized)" % text
+        return "traced: %s (per record: %s)" % (text, self.batch_reason)
+
+    # ---- running
+    def __call__(self, element):
+        """One element -> the normalized result."""
+        if self.graph is None:
+            return structure.normalize(structure.call(self.func, element))
+        return structure.normalize(self.graph.run(element))
+
+    def raw(self, element):
+        """One element -> the function's result, unnormalized (filter's predicate)."""
+        if self.graph is None:
+            return structure.call(self.func, element)
+        return self.graph.run(element)
+
+    def run_batch(self, batch, n):
+        """A batch of n elements (record axis first) -> the batched results, equal to
+        stacking the per-record results."""
+        out = self.graph.run(batch, batched=True)
+        return _batched_normalize(self.graph.outputs, out, n)
+
+
+def _batched_normalize(template, out, n):
+    leaves_t = structure.flatten(template)
+    leaves = structure.flatten(out)
+    res = []
+    for c, (t, v) in enumerate(zip(leaves_t, leaves)):
+        if isinstance(t, _trace.Symbol):
+            res.append(stack_leaf(v, c))
+        else:  # a constant: the same value for every record
+            one = np.asarray(structure.to_tensor(v))
+            res.append(structure.to_tensor(np.broadcast_to(one, (n,) + one.shape).copy()))
+    return structure.pack(template, res)
+
+
+def stack_leaf(v, component=0):
+    """A batched value -> a Tensor; a Python list of per-record arrays is stacked
+    (TensorFlow's error when their shapes differ)."""
+    if hasattr(v, "_tfn_joined") or hasattr(v, "_tfn_views"):
+        return v
+    if isinstance(v, list):
+        from .ops.batch import stack_column
+        return stack_column(v, component)
+    return structure.to_tensor(np.asarray(v) if not isinstance(v, np.ndarray) else v)
+
+
+def compose(first, second):
+    """map(f).map(g) as one function (map fusion), when both are traced."""
+    return _Composed(first, second)
+
+
+class _Composed:
+    def __init__(self, f, g):
+        self.f, self.g = f, g
+        self.func = g.func
+        self.graph = True
+        self.reason = None
+        self.batch_reason = f.batch_reason or g.batch_reason
+        self.traced = True
+        self.vectorized = self.batch_reason is None
+
+    def output_spec(self):
+        return self.g.output_spec()
+
+    def describe(self):
+        return "%s, then %s" % (self.f.describe(), self.g.describe())
+
+    def __call__(self, element):
+        return self.g(self.f(element))
+
+    def raw(self, element):
+        return self.g.raw(self.f(element))
+
+    def run_batch(self, batch, n):
+        return self.g.run_batch(self.f.run_batch(batch, n), n)
