@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "train": ("tfnano.train", None),
     "io": ("tfnano.io", None),
+    "image": ("tfnano.image", None),
     "data": ("tfnano.data", None),
     "keras": ("tfnano.keras", None),
     "Parser": ("tfnano._parsing", "Parser"),

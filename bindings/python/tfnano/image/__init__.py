@@ -1,0 +1,14 @@
+"""tf.image for tfnano: decode, resize, encode and simple augmentation of JPEG / PNG
+images with TensorFlow's names and values (C, over libjpeg-turbo and libpng), plus
+``decode_batch``: a whole batch decoded, resized and normalised on worker threads,
+NHWC or NCHW, for PyTorch users. See docs/images.md.
+
+Inside a tf.data map function these ops are traced: ``parse -> decode_jpeg -> resize
+-> / 255`` followed by ``batch(n)`` runs as one threaded C call per batch."""
+from ._batch import DecodedBatch, decode_batch  # noqa: F401
+from ._codec import encode_jpeg, encode_png  # noqa: F401
+from ._ops import (ResizeMethod, central_crop, convert_image_dtype,  # noqa: F401
+                   decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png,
+                   extract_jpeg_shape, flip_left_right, flip_up_down, is_jpeg,
+                   random_crop, random_flip_left_right, random_flip_up_down, resize)
+from ._ops import encode_jpeg, encode_png  # noqa: F811,F401

@@ -1,0 +1,438 @@
+"""tf.image / tf.io image ops with TensorFlow's names, arguments and values, each
+traceable so that a tf.data map function using them runs batched in C (see
+tfnano/_trace.py): decode_* batched gives a DecodedBatch, and resize of a DecodedBatch
+is one fused, threaded decode -> resize call."""
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._trace import Spec, Symbol, traceable
+from .._tensor import Tensor
+from . import _batch, _codec
+
+_U8 = np.dtype(np.uint8)
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _channels_dim(channels):
+    return None if not channels else channels
+
+
+# ------------------------------------------------------------------ decoding
+
+def _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method):
+    if channels not in (0, 1, 3):
+        raise _invalid("JPEG does not support 4 channels" if channels == 4 else
+                       "`channels` must be 0, 1, 3 or 4 but got %s" % channels)
+    if ratio not in (1, 2, 4, 8):
+        raise _invalid("ratio must be 1, 2, 4, or 8, got %s" % ratio)
+    return dict(channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
+                try_recover_truncated=try_recover_truncated, dct_method=dct_method)
+
+
+def _decode_jpeg_infer(contents, channels=0, *args, **kwargs):
+    return Spec(np.uint8, (None, None, _channels_dim(channels)))
+
+
+def _decode_jpeg_batch(contents, channels=0, ratio=1, fancy_upscaling=True,
+                       try_recover_truncated=False, acceptable_fraction=1, dct_method="",
+                       name=None):
+    kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
+    return _batch.DecodedBatch(contents, kw)
+
+
+@traceable("decode_jpeg", batch=_decode_jpeg_batch, infer=_decode_jpeg_infer)
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
+                try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
+    """tf.io.decode_jpeg / tf.image.decode_jpeg: uint8 (height, width, channels).
+    As in TensorFlow, PNG bytes are decoded too (format from the magic bytes)."""
+    kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
+    data = _codec.contents_bytes(contents, "DecodeJpeg")
+    return _codec.decode(data, _codec.decode_options(**kw))
+
+
+def _decode_and_crop_infer(contents, crop_window, channels=0, *args, **kwargs):
+    return Spec(np.uint8, (None, None, _channels_dim(channels)))
+
+
+@traceable("decode_and_crop_jpeg", infer=_decode_and_crop_infer)
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="",
+                         name=None):
+    """tf.io.decode_and_crop_jpeg: decodes only the window [y, x, height, width]."""
+    kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
+    window = np.asarray(crop_window).reshape(-1)
+    if window.shape[0] != 4:
+        raise _invalid("crop_window must have four elements %s" % (list(window.shape),))
+    data = _codec.contents_bytes(contents, "DecodeAndCropJpeg")
+    if _codec.format_of(data) == 2:  # PNG through this op: whole image, then the window
+        img = _codec.decode(data, _codec.decode_options(channels=channels))
+        y, x, h, w = (int(v) for v in window)
+        return img[y:y + h, x:x + w]
+    return _codec.decode(data, _codec.decode_options(crop=window, **kw))
+
+
+def _decode_png_infer(contents, channels=0, dtype=_dt.uint8, name=None):
+    return Spec(_codec.as_np_dtype(dtype), (None, None, _channels_dim(channels)))
+
+
+def _png_dtype(dtype):
+    d = _codec.as_np_dtype(dtype)
+    if d not in (np.uint8, np.uint16):
+        raise _invalid("`dtype` for `DecodePng` must be unit8, unit16 but got: %s" % d)
+    return d
+
+
+def _decode_png_batch(contents, channels=0, dtype=_dt.uint8, name=None):
+    d = _png_dtype(dtype)
+    if d != np.uint8:
+        return [decode_png(c, channels, dtype) for c in _batch._bytes_list(contents)]
+    return _batch.DecodedBatch(contents, dict(channels=channels))
+
+
+@traceable("decode_png", batch=_decode_png_batch, infer=_decode_png_infer)
+def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
+    """tf.io.decode_png: uint8 or uint16 (height, width, channels); JPEG bytes too."""
+    d = _png_dtype(dtype)
+    if channels not in (0, 1, 2, 3, 4):
+        raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
+    data = _codec.contents_bytes(contents, "DecodePng")
+    return _decode_any(data, channels, d)
+
+
+def _decode_any(data, channels, d, jpeg_kw=None):
+    fmt = _codec.format_of(data)
+    if fmt == 1:  # JPEG: 8-bit decode, widened as TensorFlow does
+        if channels == 4:
+            raise _invalid("JPEG does not support 4 channels")
+        img = _codec.decode(data, _codec.decode_options(channels=channels, **(jpeg_kw or {})))
+        if d == np.uint16:
+            return (img.astype(np.uint16) * np.uint16(256)).view(Tensor)
+        if d == np.float32:
+            return (img.astype(np.float32) * np.float32(1.0 / 255)).view(Tensor)
+        return img
+    if channels == 2:  # TF's PNG decoder accepts gray+alpha
+        pass
+    img = _codec.decode(data, _codec.decode_options(channels=channels,
+                                                    uint16=d != np.uint8))
+    if d == np.float32:
+        return (img.astype(np.float32) * np.float32(1.0 / 65535)).view(Tensor)
+    return img
+
+
+def _decode_image_infer(contents, channels=None, dtype=_dt.uint8, name=None,
+                        expand_animations=True):
+    rank = (None, None, _channels_dim(channels))
+    return Spec(_codec.as_np_dtype(dtype), rank)
+
+
+def _decode_image_batch(contents, channels=None, dtype=_dt.uint8, name=None,
+                        expand_animations=True):
+    d = _codec.as_np_dtype(dtype)
+    if d != np.uint8:
+        return [decode_image(c, channels, dtype, expand_animations=expand_animations)
+                for c in _batch._bytes_list(contents)]
+    return _batch.DecodedBatch(contents, dict(channels=channels or 0))
+
+
+@traceable("decode_image", batch=_decode_image_batch, infer=_decode_image_infer)
+def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_animations=True):
+    """tf.io.decode_image: JPEG or PNG to (height, width, channels) of uint8, uint16 or
+    float32 (scaled to [0, 1]). GIF and BMP raise InvalidArgumentError (not decoded by
+    tfnano), so expand_animations changes nothing here."""
+    d = _codec.as_np_dtype(dtype)
+    if d not in (np.uint8, np.uint16, np.float32):
+        raise _invalid("`dtype` for `DecodeImage` must be unit8, unit16, float but got: %s" % d)
+    ch = channels or 0
+    if ch not in (0, 1, 3, 4):
+        raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % ch)
+    data = _codec.contents_bytes(contents, "DecodeImage")
+    if len(data) == 0:
+        raise _invalid("Input is empty.")
+    return _decode_any(data, ch, d)
+
+
+def _shape_infer(contents, output_type=_dt.int32, name=None):
+    return Spec(_codec.as_np_dtype(output_type), (3,))
+
+
+def _extract_shape_batch(contents, output_type=_dt.int32, name=None):
+    return np.stack([extract_jpeg_shape(c, output_type) for c in _batch._bytes_list(contents)])
+
+
+@traceable("extract_jpeg_shape", batch=_extract_shape_batch, infer=_shape_infer)
+def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
+    """tf.io.extract_jpeg_shape: [height, width, channels] read from the header only."""
+    data = _codec.contents_bytes(contents, "ExtractJpegShape")
+    if _codec.format_of(data) != 1:
+        raise _invalid("Invalid JPEG data, size %d" % len(data))
+    info = _codec.probe(data)
+    return np.array([info.height, info.width, info.components],
+                    _codec.as_np_dtype(output_type)).view(Tensor)
+
+
+def is_jpeg(contents, name=None):
+    """tf.io.is_jpeg."""
+    return np.array(_codec.format_of(_codec.contents_bytes(contents)) == 1).view(Tensor)
+
+
+encode_jpeg = traceable("encode_jpeg")(_codec.encode_jpeg)
+encode_png = traceable("encode_png")(_codec.encode_png)
+
+
+# ------------------------------------------------------------------ resizing
+
+class ResizeMethod:
+    """tf.image.ResizeMethod (the methods tfnano implements: BILINEAR, NEAREST_NEIGHBOR)."""
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+def _target_size(h, w, size, preserve_aspect_ratio):
+    nh, nw = (int(v) for v in np.asarray(size).reshape(-1)[:2])
+    if nh <= 0 or nw <= 0:
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width"
+                         if nh < 0 or nw < 0 else "size must be positive")
+    if preserve_aspect_ratio:
+        f = min(np.float32(nh) / np.float32(h), np.float32(nw) / np.float32(w))
+        nh = int(np.round(np.float32(f) * np.float32(h)))
+        nw = int(np.round(np.float32(f) * np.float32(w)))
+    return nh, nw
+
+
+def _check_method(method, antialias):
+    if method not in ("bilinear", "nearest"):
+        raise NotImplementedError("tf.image.resize method %r is not implemented by tfnano "
+                                  "(bilinear and nearest are)" % (method,))
+    if antialias and method == "bilinear":
+        raise NotImplementedError("tf.image.resize(antialias=True) is not implemented by "
+                                  "tfnano")
+
+
+def _resize_one(img, nh, nw, method):
+    from .._ffi import check, ffi, lib, new_error
+    h, w, c = img.shape
+    if method == "nearest" and img.dtype not in (np.uint8, np.float32):
+        ys = np.minimum(np.floor((np.arange(nh, dtype=np.float32) + np.float32(0.5)) *
+                                 (np.float32(h) / np.float32(nh))).astype(np.int64), h - 1)
+        xs = np.minimum(np.floor((np.arange(nw, dtype=np.float32) + np.float32(0.5)) *
+                                 (np.float32(w) / np.float32(nw))).astype(np.int64), w - 1)
+        return img[ys][:, xs]
+    if img.dtype == np.uint8:
+        src, kind = np.ascontiguousarray(img), lib.TFN_IMAGE_UINT8
+    else:
+        src, kind = np.ascontiguousarray(img, np.float32), lib.TFN_IMAGE_FLOAT32
+    out_dtype = src.dtype if method == "nearest" else np.float32
+    out = np.empty((nh, nw, c), out_dtype)
+    err = new_error()
+    check(lib.tfn_image_resize(ffi.from_buffer(src), kind, h, w, c, ffi.from_buffer(out), nh,
+                               nw, _batch._METHODS[method], err), err)
+    return out
+
+
+def _resize_infer(images, size, method="bilinear", preserve_aspect_ratio=False,
+                  antialias=False, name=None):
+    shape = images.spec.shape if isinstance(images, Symbol) else np.shape(images)
+    dtype = images.spec.dtype if isinstance(images, Symbol) else np.asarray(images).dtype
+    out_dtype = dtype if method == "nearest" else np.dtype(np.float32)
+    if preserve_aspect_ratio:
+        hw = (None, None)
+    else:
+        hw = tuple(int(v) for v in np.asarray(size).reshape(-1)[:2])
+    if shape is None:
+        return Spec(out_dtype, None)
+    return Spec(out_dtype, tuple(shape[:-3]) + hw + (shape[-1],))
+
+
+def _resize_batch(images, size, method="bilinear", preserve_aspect_ratio=False,
+                  antialias=False, name=None):
+    method = _method_name(method)
+    _check_method(method, antialias)
+    if isinstance(images, _batch.DecodedBatch) and not preserve_aspect_ratio \
+            and images.post is None and images._images is None:
+        ch = images.opt_kwargs.get("channels") or 0
+        if ch in (1, 3, 4):
+            kw = dict(images.opt_kwargs)
+            kw.pop("channels")
+            opt = _codec.decode_options(channels=ch, **kw)
+            bo = _batch.batch_options(size, ch, method=method,
+                                      dtype="uint8" if method == "nearest" else "float32",
+                                      decode_opt=opt)
+            return _batch.decode_resize(images.contents, bo)
+    if isinstance(images, (list, tuple, _batch.DecodedBatch)):
+        imgs = list(images)
+        if not imgs:
+            return np.empty((0,) + tuple(int(v) for v in size) + (0,), np.float32)
+        if not preserve_aspect_ratio and all(isinstance(a, np.ndarray) and a.dtype == np.uint8
+                                             and a.ndim == 3 for a in imgs):
+            bo = _batch.batch_options(size, imgs[0].shape[2], method=method,
+                                      dtype="uint8" if method == "nearest" else "float32")
+            return _batch.resize_list(imgs, bo)
+        return np.stack([resize(a, size, method, preserve_aspect_ratio, antialias)
+                         for a in imgs])
+    return resize(images, size, method, preserve_aspect_ratio, antialias)
+
+
+def _method_name(method):
+    return {"bilinear": "bilinear", "nearest": "nearest"}.get(
+        getattr(method, "value", method), getattr(method, "value", method))
+
+
+@traceable("resize", batch=_resize_batch, infer=_resize_infer)
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
+           antialias=False, name=None):
+    """tf.image.resize for 3-D (h, w, c) or 4-D (n, h, w, c) images: bilinear (float32
+    result, half-pixel centres, bit-identical to TensorFlow) or nearest (input dtype)."""
+    method = _method_name(method)
+    _check_method(method, antialias)
+    a = np.asarray(images)
+    if a.ndim not in (3, 4):
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    batch = a if a.ndim == 4 else a[None]
+    n, h, w, c = batch.shape
+    if h == 0 or w == 0:
+        raise _invalid("input image must be of non-zero size")
+    nh, nw = _target_size(h, w, size, preserve_aspect_ratio)
+    if a.dtype == np.bool_ or a.dtype.kind in "SUO":
+        raise TypeError("resize: unsupported dtype %s" % a.dtype)
+    if method == "bilinear" and a.dtype not in (np.uint8, np.float32):
+        batch = batch.astype(np.float32)
+    out = np.stack([_resize_one(batch[i], nh, nw, method) for i in range(n)]) if n else \
+        np.empty((0, nh, nw, c), np.float32 if method == "bilinear" else a.dtype)
+    return (out if a.ndim == 4 else out[0]).view(Tensor)
+
+
+# ------------------------------------------------------------------ dtype, flips, crops
+
+@traceable("convert_image_dtype", batch="elementwise")
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """tf.image.convert_image_dtype: integer images scale by their maximum (uint8 ->
+    float32 multiplies by float32(1/255)), float -> int by (max + 0.5) then cast."""
+    a = np.asarray(image)
+    d = _codec.as_np_dtype(dtype)
+    if a.dtype == d:
+        return a.view(Tensor)
+    ai, di = a.dtype.kind in "iu", d.kind in "iu"
+    if ai and di:
+        imax, omax = np.iinfo(a.dtype).max, np.iinfo(d).max
+        if imax > omax:
+            scaled = a // ((imax + 1) // (omax + 1))
+            out = _cast(scaled, d, saturate)
+        else:
+            out = _cast(a, d, saturate) * d.type((omax + 1) // (imax + 1))
+    elif not ai and not di:
+        out = a.astype(d)
+    elif ai:
+        out = a.astype(d) * d.type(1.0 / np.iinfo(a.dtype).max)
+    else:
+        scaled = a * a.dtype.type(np.iinfo(d).max + 0.5)
+        out = _cast(scaled, d, saturate)
+    return np.asarray(out, d).view(Tensor)
+
+
+def _cast(a, d, saturate):
+    if saturate:
+        info = np.iinfo(d)
+        a = np.clip(a, info.min, info.max)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return a.astype(d)
+
+
+def _flip(image, axis_from_end, name):
+    a = np.asarray(image)
+    if a.ndim not in (3, 4):
+        raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % (a.shape,))
+    return np.flip(a, axis=a.ndim - axis_from_end).view(Tensor)
+
+
+def _flip_batch(axis_from_end):
+    def run(image, name=None):
+        if isinstance(image, (list, tuple, _batch.DecodedBatch)):
+            return [_flip(a, axis_from_end, name) for a in image]
+        return np.flip(np.asarray(image), axis=np.ndim(image) - axis_from_end).view(Tensor)
+    return run
+
+
+@traceable("flip_left_right", batch=_flip_batch(2))
+def flip_left_right(image, name=None):
+    """tf.image.flip_left_right (width axis)."""
+    return _flip(image, 2, name)
+
+
+@traceable("flip_up_down", batch=_flip_batch(3))
+def flip_up_down(image, name=None):
+    """tf.image.flip_up_down (height axis)."""
+    return _flip(image, 3, name)
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def random_flip_left_right(image, seed=None):
+    """tf.image.random_flip_left_right: each image flipped with probability 1/2. With a
+    seed the draws are reproducible (numpy's generator, not TensorFlow's Philox
+    stream: the same seed gives other draws than TensorFlow)."""
+    a = np.asarray(image)
+    rng = _rng(seed)
+    if a.ndim == 3:
+        return (np.flip(a, 1) if rng.random() < 0.5 else a).view(Tensor)
+    if a.ndim != 4:
+        raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % (a.shape,))
+    flips = rng.random(a.shape[0]) < 0.5
+    return np.where(flips[:, None, None, None], np.flip(a, 2), a).view(Tensor)
+
+
+def random_flip_up_down(image, seed=None):
+    """tf.image.random_flip_up_down (see random_flip_left_right on seeds)."""
+    a = np.asarray(image)
+    rng = _rng(seed)
+    if a.ndim == 3:
+        return (np.flip(a, 0) if rng.random() < 0.5 else a).view(Tensor)
+    flips = rng.random(a.shape[0]) < 0.5
+    return np.where(flips[:, None, None, None], np.flip(a, 1), a).view(Tensor)
+
+
+def random_crop(value, size, seed=None, name=None):
+    """tf.image.random_crop: a window of `size` at a uniformly random offset
+    (reproducible with a seed; not TensorFlow's random stream)."""
+    a = np.asarray(value)
+    size = [int(s) for s in np.asarray(size).reshape(-1)]
+    if len(size) != a.ndim:
+        raise ValueError("size must have %d elements, got %d" % (a.ndim, len(size)))
+    if any(s > d or s < 0 for s, d in zip(size, a.shape)):
+        raise _invalid("Need value.shape >= size, got %s >= %s" % (list(a.shape), size))
+    rng = _rng(seed)
+    offs = [int(rng.integers(0, d - s + 1)) for s, d in zip(size, a.shape)]
+    return a[tuple(slice(o, o + s) for o, s in zip(offs, size))].view(Tensor)
+
+
+@traceable("central_crop")
+def central_crop(image, central_fraction):
+    """tf.image.central_crop: the central `central_fraction` of height and width."""
+    if central_fraction <= 0.0 or central_fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    a = np.asarray(image)
+    if a.ndim not in (3, 4):
+        raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % (a.shape,))
+    if central_fraction == 1.0:
+        return a.view(Tensor)
+    h, w = a.shape[-3], a.shape[-2]
+    top = int((float(h) - float(h) * central_fraction) / 2)
+    left = int((float(w) - float(w) * central_fraction) / 2)
+    out = a[..., top:h - top, left:w - left, :]
+    return out.view(Tensor)
+
+
+del math

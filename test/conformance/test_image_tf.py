@@ -1,0 +1,247 @@
+"""tfnano.image against TensorFlow's own image ops, per op and option: decode_jpeg
+(dct_method, channels, ratio, fancy_upscaling), decode_and_crop_jpeg, decode_png and
+decode_image (channels, uint8/uint16/float32 on PNG kinds L, LA, RGB, RGBA, palette
+with tRNS, 16-bit), extract_jpeg_shape, resize (bilinear / nearest, uint8 and float32,
+up and down, preserve_aspect_ratio), convert_image_dtype, central_crop, flips,
+encode_jpeg / encode_png (byte-identical), and the errors for bad input. Every value
+comparison is exact: both sides run libjpeg-turbo / libpng with the same settings and
+the resize arithmetic is TensorFlow's float order (docs/images.md)."""
+import io
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+tf = pytest.importorskip("tensorflow")
+Image = pytest.importorskip("PIL.Image")
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+import tfnano.image as tfi  # noqa: E402
+from tfnano import errors  # noqa: E402
+
+
+def scene(h, w, seed=0):
+    """A smooth photo-like RGB image (gradients and waves), as JPEG is meant for."""
+    y, x = np.mgrid[0:h, 0:w]
+    planes = [40 + 150 * x / w + 50 * y / h + 20 * k + 30 * np.sin(x / 7 + k + seed) *
+              np.cos(y / 9) for k in range(3)]
+    return np.clip(np.stack(planes, -1), 0, 255).astype(np.uint8)
+
+
+def pil_bytes(arr, fmt, mode=None, **kw):
+    img = Image.fromarray(arr)
+    if mode:
+        img = img.convert(mode)
+    buf = io.BytesIO()
+    img.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+RGB = scene(123, 157)
+JPEGS = {
+    "q90_420": pil_bytes(RGB, "JPEG", quality=90),
+    "q75_444": pil_bytes(RGB, "JPEG", quality=75, subsampling=0),
+    "progressive": pil_bytes(RGB, "JPEG", quality=85, progressive=True),
+    "gray": pil_bytes(RGB, "JPEG", "L", quality=90),
+    "cmyk": pil_bytes(RGB, "JPEG", "CMYK", quality=90),
+    "restart": pil_bytes(scene(64, 80, 2), "JPEG", quality=95),
+}
+
+
+def same(a, b):
+    """Equal dtype, shape and values; `b` (TensorFlow) may be a callable, and when it
+    raises InvalidArgumentError tfnano (callable `a`) must raise it too."""
+    if callable(b):
+        try:
+            b = b()
+        except tf.errors.InvalidArgumentError:
+            with pytest.raises(errors.InvalidArgumentError):
+                a()
+            return
+        a = a()
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, a.shape, b.dtype, b.shape)
+    assert np.array_equal(a, b), "max abs diff %g" % np.abs(a.astype(float) - b).max()
+
+
+@pytest.mark.parametrize("kind", sorted(JPEGS))
+@pytest.mark.parametrize("channels", [0, 1, 3])
+@pytest.mark.parametrize("dct", ["", "INTEGER_FAST", "INTEGER_ACCURATE"])
+def test_decode_jpeg(kind, channels, dct):
+    data = JPEGS[kind]
+    same(lambda: tfi.decode_jpeg(data, channels=channels, dct_method=dct),
+         lambda: tf.io.decode_jpeg(data, channels=channels, dct_method=dct))
+
+
+@pytest.mark.parametrize("kind", ["q90_420", "q75_444", "gray"])
+@pytest.mark.parametrize("ratio", [1, 2, 4, 8])
+@pytest.mark.parametrize("fancy", [True, False])
+def test_decode_jpeg_ratio_fancy(kind, ratio, fancy):
+    data = JPEGS[kind]
+    same(tfi.decode_jpeg(data, ratio=ratio, fancy_upscaling=fancy),
+         tf.io.decode_jpeg(data, ratio=ratio, fancy_upscaling=fancy))
+
+
+@pytest.mark.parametrize("kind", ["q90_420", "q75_444", "cmyk"])
+@pytest.mark.parametrize("window", [[0, 0, 123, 157], [5, 9, 40, 50], [17, 33, 100, 100],
+                                    [64, 80, 59, 77], [122, 156, 1, 1]])
+def test_decode_and_crop_jpeg(kind, window):
+    data = JPEGS[kind]
+    same(tfi.decode_and_crop_jpeg(data, window), tf.io.decode_and_crop_jpeg(data, window))
+
+
+@pytest.mark.parametrize("kind", sorted(JPEGS))
+def test_extract_jpeg_shape(kind):
+    same(tfi.extract_jpeg_shape(JPEGS[kind]), tf.io.extract_jpeg_shape(JPEGS[kind]))
+    same(tfi.extract_jpeg_shape(JPEGS[kind], "int64"),
+         tf.io.extract_jpeg_shape(JPEGS[kind], tf.int64))
+
+
+PNG_KINDS = {
+    "L": pil_bytes(RGB, "PNG", "L"),
+    "LA": pil_bytes(RGB, "PNG", "LA"),
+    "RGB": pil_bytes(RGB, "PNG"),
+    "RGBA": pil_bytes(np.dstack([RGB, RGB[..., :1]]), "PNG"),
+    "P_tRNS": pil_bytes(RGB, "PNG", "P", transparency=0),
+    "I16": pil_bytes((RGB[..., 0].astype(np.uint16) * 251), "PNG"),
+    "interlaced": pil_bytes(RGB, "PNG", interlace=1),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PNG_KINDS))
+@pytest.mark.parametrize("channels", [0, 1, 3, 4])
+@pytest.mark.parametrize("dtype", ["uint8", "uint16"])
+def test_decode_png(kind, channels, dtype):
+    data = PNG_KINDS[kind]
+    same(tfi.decode_png(data, channels=channels, dtype=dtype),
+         tf.io.decode_png(data, channels=channels, dtype=getattr(tf, dtype)))
+
+
+@pytest.mark.parametrize("source", ["jpeg", "png", "png16"])
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "float32"])
+@pytest.mark.parametrize("channels", [None, 1, 3])
+def test_decode_image(source, dtype, channels):
+    data = {"jpeg": JPEGS["q90_420"], "png": PNG_KINDS["RGB"], "png16": PNG_KINDS["I16"]}[source]
+    same(tfi.decode_image(data, channels=channels, dtype=dtype),
+         tf.io.decode_image(data, channels=channels, dtype=getattr(tf, dtype)))
+
+
+def test_decode_jpeg_reads_png_and_png_reads_jpeg():
+    same(tfi.decode_jpeg(PNG_KINDS["RGB"]), tf.io.decode_jpeg(PNG_KINDS["RGB"]))
+    same(tfi.decode_png(JPEGS["q90_420"]), tf.io.decode_png(JPEGS["q90_420"]))
+    same(tfi.decode_png(JPEGS["q90_420"], dtype="uint16"),
+         tf.io.decode_png(JPEGS["q90_420"], dtype=tf.uint16))
+
+
+@pytest.mark.parametrize("bad", ["empty", "truncated", "garbage", "magic_only", "bad_scan"])
+@pytest.mark.parametrize("op", ["decode_jpeg", "decode_image", "decode_png"])
+def test_bad_input_raises_invalid_argument(bad, op):
+    j = JPEGS["q90_420"]
+    data = {"empty": b"", "truncated": j[: len(j) // 2], "garbage": b"hello world",
+            "magic_only": j[:3], "bad_scan": j[:200] + b"\xff\xd9"}[bad]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        getattr(tf.io, op)(data)
+    with pytest.raises(errors.InvalidArgumentError):
+        getattr(tfi, op)(data)
+
+
+SIZES = [[224, 224], [50, 60], [300, 100], [123, 157], [1, 1], [7, 500]]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64", "int32"])
+def test_resize(size, method, dtype):
+    img = tf.io.decode_jpeg(JPEGS["q90_420"]).numpy()
+    x = img.astype(dtype) / (255 if dtype.startswith("float") else 1)
+    x = x.astype(dtype)
+    same(tfi.resize(x, size, method=method), tf.image.resize(x, size, method=method))
+
+
+@pytest.mark.parametrize("size", [[100, 100], [50, 300], [400, 10]])
+def test_resize_preserve_aspect_ratio_and_batches(size):
+    img = tf.io.decode_jpeg(JPEGS["q90_420"]).numpy()
+    same(tfi.resize(img, size, preserve_aspect_ratio=True),
+         tf.image.resize(img, size, preserve_aspect_ratio=True))
+    batch = np.stack([img, img[::-1]])
+    same(tfi.resize(batch, size), tf.image.resize(batch, size))
+
+
+def test_resize_method_enum_and_unsupported():
+    img = RGB
+    same(tfi.resize(img, [30, 40], tfi.ResizeMethod.NEAREST_NEIGHBOR),
+         tf.image.resize(img, [30, 40], tf.image.ResizeMethod.NEAREST_NEIGHBOR))
+    with pytest.raises(NotImplementedError):
+        tfi.resize(img, [30, 40], "bicubic")
+    with pytest.raises(NotImplementedError):
+        tfi.resize(img, [30, 40], antialias=True)
+
+
+@pytest.mark.parametrize("src,dst", [("uint8", "float32"), ("uint8", "float64"),
+                                     ("uint8", "uint16"), ("uint8", "int32"),
+                                     ("float32", "uint8"), ("float32", "uint16"),
+                                     ("uint16", "uint8"), ("int32", "uint8"),
+                                     ("float32", "float64"), ("uint8", "uint8")])
+@pytest.mark.parametrize("saturate", [False, True])
+def test_convert_image_dtype(src, dst, saturate):
+    img = tf.io.decode_jpeg(JPEGS["q90_420"])
+    x = tf.image.convert_image_dtype(img, getattr(tf, src)).numpy()
+    same(tfi.convert_image_dtype(x, dst, saturate=saturate),
+         tf.image.convert_image_dtype(x, getattr(tf, dst), saturate=saturate))
+
+
+@pytest.mark.parametrize("fraction", [1.0, 0.5, 0.37, 0.875, 0.01])
+def test_central_crop(fraction):
+    same(tfi.central_crop(RGB, fraction), tf.image.central_crop(RGB, fraction))
+    batch = np.stack([RGB, RGB])
+    same(tfi.central_crop(batch, fraction), tf.image.central_crop(batch, fraction))
+
+
+def test_flips():
+    batch = np.stack([RGB, RGB[::-1]])
+    for x in (RGB, batch):
+        same(tfi.flip_left_right(x), tf.image.flip_left_right(x))
+        same(tfi.flip_up_down(x), tf.image.flip_up_down(x))
+
+
+def test_random_ops_are_seeded_and_shaped_like_tf():
+    x = np.stack([RGB] * 8)
+    a = tfi.random_flip_left_right(x, seed=3)
+    assert np.array_equal(a, tfi.random_flip_left_right(x, seed=3))
+    assert a.shape == tf.image.random_flip_left_right(x, seed=3).shape
+    for img, orig in zip(a, x):  # each image either kept or mirrored
+        assert np.array_equal(img, orig) or np.array_equal(img, orig[:, ::-1])
+    c = tfi.random_crop(RGB, [50, 60, 3], seed=5)
+    assert c.shape == tuple(tf.image.random_crop(RGB, [50, 60, 3], seed=5).shape)
+    assert np.array_equal(c, tfi.random_crop(RGB, [50, 60, 3], seed=5))
+
+
+@pytest.mark.parametrize("kw", [{}, {"quality": 50}, {"quality": 100}, {"progressive": True},
+                                {"optimize_size": True}, {"chroma_downsampling": False},
+                                {"density_unit": "cm", "x_density": 72, "y_density": 96}])
+def test_encode_jpeg_byte_identical(kw):
+    for img in (RGB, RGB[..., :1]):
+        assert tfi.encode_jpeg(img, **kw) == tf.io.encode_jpeg(img, **kw).numpy()
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+@pytest.mark.parametrize("compression", [-1, 0, 1, 9])
+def test_encode_png_byte_identical(channels, compression):
+    img = np.dstack([RGB, RGB])[..., :channels]
+    assert tfi.encode_png(img, compression) == tf.io.encode_png(img, compression).numpy()
+    img16 = img.astype(np.uint16) * 257
+    assert tfi.encode_png(img16, compression) == tf.io.encode_png(img16, compression).numpy()
+
+
+def test_fused_batch_equals_tf_pipeline():
+    """decode_batch (threaded decode -> resize -> / 255) == TF's per-image ops, exactly."""
+    datas = [pil_bytes(scene(100 + 7 * i, 140 - 5 * i, i), "JPEG", quality=90)
+             for i in range(6)]
+    got = tfi.decode_batch(datas, size=(64, 48))
+    want = np.stack([tf.image.resize(tf.io.decode_jpeg(d, channels=3), [64, 48]) / 255.0
+                     for d in datas])
+    same(got, want.astype(np.float32))
