@@ -9,10 +9,32 @@ from ._sources import Damage, RecordFile, UsageError, local_path
 FRAMING = 16  # u64 length, u32 length CRC, payload, u32 payload CRC
 
 
+def _verify_with_library(name, compression):
+    """tfnano.io.verify_records, when this tfnano has it: (good, damages, compression)."""
+    try:
+        from ..io._verify import verify_records
+    except ImportError:
+        return None
+    import re
+    rep = verify_records(name, None if compression.upper() == "AUTO" else
+                         ("" if compression.upper() == "NONE" else compression.upper()))
+    damages = [Damage(name, int(d.offset), int(d.length), int(d.record_index), d.reason)
+               for d in rep.damaged]
+    if rep.error is not None:
+        at = re.search(r"\bat (\d+)", rep.error) or re.search(r"offset (\d+)", rep.error)
+        damages.append(Damage(name, int(at.group(1)) if at else -1, -1, rep.records,
+                              rep.error))
+    return rep.records, damages, rep.compression or "NONE"
+
+
 def verify_file(name, compression="AUTO"):
     """(records with good CRCs, [Damage ...], compression) for one file. Every record's
     length and payload CRC is checked; damaged regions are stepped over so that all of
     them are found (TensorFlow stops at the first)."""
+    if "://" not in name or name.startswith("file://"):
+        found = _verify_with_library(local_path(name), compression)
+        if found is not None:
+            return found
     good = 0
     rf = None
     try:
@@ -21,13 +43,12 @@ def verify_file(name, compression="AUTO"):
             good += 1
         return good, list(rf.damages), rf.compression
     except errors.OpError as e:
-        # damage the reader cannot step over: a torn end, a broken zlib stream, I/O
-        found = list(rf.damages) if rf is not None else []
+        if isinstance(e, errors.NotFoundError) or rf is None:
+            raise
+        # damage the reader cannot step over: a torn end, a broken zlib stream
         offset = e.offset if getattr(e, "offset", None) is not None else -1
-        index = e.record_index if getattr(e, "record_index", None) is not None else good
         text = getattr(e, "detail", None) or str(e)
-        found.append(Damage(name, offset, -1, index, text))
-        return good, found, rf.compression if rf is not None else "?"
+        return good, list(rf.damages) + [Damage(name, offset, -1, good, text)], rf.compression
     finally:
         if rf is not None:
             rf.close()

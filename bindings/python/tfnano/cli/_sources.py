@@ -25,7 +25,7 @@ class UsageError(Exception):
 
 def expand(names):
     """Each name as given, or the files its glob matches (local or, through fsspec, a
-    URL), in sorted order; a pattern that matches nothing is an error."""
+    URL) sorted by name (shard order); a pattern that matches nothing is an error."""
     out = []
     for name in names:
         if not any(c in name for c in "*?["):
@@ -35,7 +35,7 @@ def expand(names):
         hits = gfile.glob(name)
         if not hits:
             raise UsageError("no file matches %s" % name)
-        out.extend(hits)
+        out.extend(sorted(hits))
     return out
 
 
