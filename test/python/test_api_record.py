@@ -61,7 +61,8 @@ def test_case35_truncated_last_record(tmp_path):
         for r in tf.data.TFRecordDataset(str(tmp_path / "a")):
             got.append(r.numpy())
     assert got == [b"hello"]
-    assert str(e.value) == "truncated record at 21' failed with Read less bytes than requested"
+    assert e.value.message == "truncated record at 21' failed with Read less bytes than requested"
+    assert str(e.value) == e.value.message + "; file %s, record 1, offset 21" % (tmp_path / "a")
     assert isinstance(e.value, OSError)
 
 
@@ -77,7 +78,8 @@ def test_case36_corrupted(tmp_path):
         (tmp_path / "a").write_bytes(bytes(bad))
         with pytest.raises(DataLossError) as e:
             read(tmp_path / "a")
-        assert str(e.value) == msg
+        assert e.value.message == msg
+        assert str(e.value).startswith(msg + "; file %s, record " % (tmp_path / "a"))
 
 
 def test_case37_compressed_writers(tmp_path):
@@ -97,7 +99,7 @@ def test_case38_wrong_compression(tmp_path):
         read(tmp_path / "g", "ZLIB")
     with pytest.raises(DataLossError) as e:
         read(tmp_path / "g")
-    assert str(e.value) == "corrupted record at 0 (Is this even a TFRecord file?)"
+    assert e.value.message == "corrupted record at 0 (Is this even a TFRecord file?)"
 
 
 def test_case39_concatenated_gzip_members(tmp_path):
@@ -323,7 +325,7 @@ def test_damaged_file_then_next_file(tmp_path):
     assert got == [b"one", b"three"]  # the error ends file a; file b is still read
     with pytest.raises(DataLossError) as e:
         list(ds)
-    assert str(e.value) == "corrupted record at 31" and e.value.record_index == 1
+    assert e.value.message == "corrupted record at 31" and e.value.record_index == 1
 
 
 def test_url_paths_through_fsspec():

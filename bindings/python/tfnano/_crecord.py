@@ -2,6 +2,8 @@
 (the GIL is released during every call), Python file objects through a tfn_io
 callback table (one callback per buffer, not per record)."""
 import errno as _errno
+import os
+import warnings
 
 import numpy as np
 
@@ -64,18 +66,44 @@ def tfn_py_flush(ctx):
         return -_errno.EIO
 
 
-def _raise(rc, err, fio=None):
+_ON_DAMAGE = {"raise": lib.TFN_ON_DAMAGE_RAISE, "skip": lib.TFN_ON_DAMAGE_SKIP,
+              "warn": lib.TFN_ON_DAMAGE_SKIP}
+_REASON = {lib.TFN_E_DATA_LOSS_LENGTH: "bad length CRC",
+           lib.TFN_E_DATA_LOSS: "bad data CRC",
+           lib.TFN_E_TRUNCATED: "length runs past the end"}
+
+from .io._verify import DamagedRange, DamagedRecordsWarning  # noqa: E402
+
+
+def _exception(rc, err, fio=None, name=None, where=False):
+    """The exception for a failing call. where: name the file, record and offset in
+    str() (reads); TensorFlow's text stays the message."""
     if fio is not None and fio.error is not None:
         e, fio.error = fio.error, None
-        raise e
+        return e
     exc = _ffi.exception(rc, err)
-    if rc in _DATA_LOSS and isinstance(exc, errors.OpError):
+    if not isinstance(exc, errors.OpError):
+        return exc
+    if rc in _DATA_LOSS:
         # TensorFlow's text is what comes before the first "; " (tfnano's context after)
-        full = exc.message
-        exc = errors.DataLossError(None, None, full.split("; ", 1)[0], status=rc,
+        exc = errors.DataLossError(None, None, exc.message.split("; ", 1)[0], status=rc,
                                    offset=exc.offset, record_index=exc.record_index)
-        exc.detail = full
-    raise exc
+    elif rc == lib.TFN_E_IO:
+        # an OSError whatever TensorFlow's class (ENOSPC is ResourceExhaustedError)
+        cls = errors._os_variant(type(exc))
+        e = int(err.sys_errno)
+        exc = cls(None, None, exc.message, status=rc, offset=exc.offset,
+                  record_index=exc.record_index)
+        exc.errno = e or None
+        exc.strerror = os.strerror(e) if e else None
+        exc.filename = name
+    if where:
+        errors._locate(exc, name, exc.record_index, exc.offset)
+    return exc
+
+
+def _raise(rc, err, fio=None, name=None, where=False):
+    raise _exception(rc, err, fio, name, where)
 
 
 def _io_table(fio, reading):
@@ -91,8 +119,13 @@ def _io_table(fio, reading):
 
 
 class Writer:
+    """A C record writer on a path or a Python file object. The first failure of the
+    file is sticky: every later write, flush and close raises it again, and the file
+    ends at the last whole record (a path is cut back by the C library, a seekable
+    file object here)."""
+
     def __init__(self, target, compression, level, window_bits=None, mem_level=None,
-                 strategy=None):
+                 strategy=None, flush_every_records=None, flush_every_seconds=None):
         opts = ffi.new("tfn_record_writer_options *")
         lib.tfn_record_writer_options_init(opts)
         opts.compression = _COMPRESSION.get(compression, lib.TFN_COMPRESSION_NONE)
@@ -103,25 +136,74 @@ class Writer:
             opts.mem_level = int(mem_level)
         if strategy is not None:
             opts.strategy = int(strategy)
+        if flush_every_records is not None:
+            if int(flush_every_records) < 0:
+                raise ValueError("flush_every_records must be >= 0, got %r"
+                                 % (flush_every_records,))
+            opts.flush_every_records = int(flush_every_records)
+        if flush_every_seconds is not None:
+            if not flush_every_seconds >= 0:
+                raise ValueError("flush_every_seconds must be >= 0, got %r"
+                                 % (flush_every_seconds,))
+            # 0 < seconds < 1 ms still asks for flushes: at least 1 ms
+            opts.flush_every_ms = max(1, int(round(flush_every_seconds * 1000))) \
+                if flush_every_seconds > 0 else 0
         out = ffi.new("tfn_record_writer **")
         err = _ffi.new_error()
         self._fio = self._keep = None
+        self._start = None
+        self.failure = None
         if hasattr(target, "write"):
             self._fio = _FileIO(target)
+            self.name = getattr(target, "name", None)
+            try:
+                self._start = target.tell() if target.seekable() else None
+            except Exception:
+                self._start = None
             io, self._keep = _io_table(self._fio, reading=False)
             rc = lib.tfn_record_writer_open_io(io, opts, ffi.NULL, out, err)
         else:
+            self.name = target
             rc = lib.tfn_record_writer_open(target.encode("utf-8", "surrogateescape"), opts,
                                             ffi.NULL, out, err)
         if rc < 0:
-            _raise(rc, err, self._fio)
+            _raise(rc, err, self._fio, self.name)
         self._w = ffi.gc(out[0], lib.tfn_record_writer_free)
         self._err = err
+
+    def _fail(self, rc):
+        if self.failure is not None and rc == lib.TFN_E_IO:
+            raise self.failure  # the first failure, again
+        exc = _exception(rc, self._err, self._fio, self.name)
+        if rc in (lib.TFN_E_IO, lib.TFN_E_NOMEM) and self.failure is None:
+            self.failure = exc
+            self._cut_back()
+        raise exc
+
+    def _cut_back(self):
+        """A file object ends at the last whole record, as a path does."""
+        if self._fio is None or self._start is None:
+            return
+        bytes_ = ffi.new("uint64_t *")
+        lib.tfn_record_writer_durable(self._w, ffi.NULL, bytes_)
+        f = self._fio.f
+        try:
+            f.seek(self._start + int(bytes_[0]))
+            f.truncate()
+        except Exception:
+            pass  # the original failure is what the caller needs to see
+
+    def durable(self):
+        """(records, bytes) the file holds for sure (see tfn_record_writer_durable)."""
+        recs = ffi.new("uint64_t *")
+        bytes_ = ffi.new("uint64_t *")
+        lib.tfn_record_writer_durable(self._w, recs, bytes_)
+        return int(recs[0]), int(bytes_[0])
 
     def write(self, rec):
         rc = lib.tfn_record_writer_write(self._w, ffi.from_buffer(rec), len(rec), self._err)
         if rc < 0:
-            _raise(rc, self._err, self._fio)
+            self._fail(rc)
 
     def write_joined(self, data, offsets):
         n = len(offsets) - 1
@@ -132,25 +214,45 @@ class Writer:
         rc = lib.tfn_record_writer_write_batch(
             self._w, buf, ffi.cast("uint64_t *", ffi.from_buffer(offs)), n, self._err)
         if rc < 0:
-            _raise(rc, self._err, self._fio)
+            self._fail(rc)
 
     def flush(self):
         rc = lib.tfn_record_writer_flush(self._w, self._err)
         if rc < 0:
-            _raise(rc, self._err, self._fio)
+            self._fail(rc)
 
     def close(self):
+        """Closes (again: no-op, or the sticky failure again)."""
         rc = lib.tfn_record_writer_close(self._w, self._err)
         if rc < 0:
-            _raise(rc, self._err, self._fio)
+            self._fail(rc)
 
 
 class Reader:
-    def __init__(self, source, compression, buffer_size):
+    """A C record reader on a path or a Python file object.
+
+    on_damage: "raise" (TensorFlow's behaviour: a damaged record is a DataLossError),
+    "skip" (damaged ranges are skipped: the reader goes on with the next good record)
+    or "warn" (skip, with a DamagedRecordsWarning for each range). The ranges skipped
+    are in ``skipped`` (a list of DamagedRange, the first 10,000), their number and
+    bytes in ``skipped_records`` and ``skipped_bytes``."""
+
+    MAX_RANGES = 10000
+
+    def __init__(self, source, compression, buffer_size, on_damage="raise"):
+        if on_damage not in _ON_DAMAGE:
+            raise ValueError('on_damage must be "raise", "skip" or "warn", got %r'
+                             % (on_damage,))
         opts = ffi.new("tfn_record_reader_options *")
         lib.tfn_record_reader_options_init(opts)
         opts.compression = _COMPRESSION.get(compression, lib.TFN_COMPRESSION_NONE)
         opts.buffer_size = max(int(buffer_size or 0), 64 * 1024)
+        opts.on_damage = _ON_DAMAGE[on_damage]
+        self.on_damage = on_damage
+        self._skipping = on_damage != "raise"
+        self.skipped = []
+        self.skipped_records = 0
+        self.skipped_bytes = 0
         out = ffi.new("tfn_record_reader **")
         err = _ffi.new_error()
         self._fio = self._keep = None
@@ -158,15 +260,17 @@ class Reader:
             self._fio = _FileIO(source)
             io, self._keep = _io_table(self._fio, reading=True)
             name = getattr(source, "name", None)
-            if isinstance(name, str):
+            self.name = name if isinstance(name, str) else None
+            if self.name is not None:
                 self._name = ffi.new("char[]", name.encode("utf-8", "replace"))
                 opts.name = self._name
             rc = lib.tfn_record_reader_open_io(io, opts, ffi.NULL, out, err)
         else:
+            self.name = source
             rc = lib.tfn_record_reader_open(source.encode("utf-8", "surrogateescape"), opts,
                                             ffi.NULL, out, err)
         if rc < 0:
-            _raise(rc, err, self._fio)
+            _raise(rc, err, self._fio, self.name)
         self._r = ffi.gc(out[0], lib.tfn_record_reader_free)
         self._err = err
         self._data = ffi.new("const uint8_t **")
@@ -174,15 +278,40 @@ class Reader:
         self._cap = 0
         self._views = None
         self._n = ffi.new("size_t *")
+        self._count = ffi.new("uint64_t *")
+        self._skip = ffi.new("tfn_record_skip *")
+
+    def _fail(self, rc):
+        raise _exception(rc, self._err, self._fio, self.name, where=True)
+
+    def _note_skips(self):
+        """After a call in skip mode: records the range it skipped (one at most)."""
+        lib.tfn_record_reader_skipped(self._r, self._count, ffi.NULL)
+        if self._count[0] == self.skipped_records:
+            return
+        lib.tfn_record_reader_last_skip(self._r, self._skip)
+        sk = self._skip
+        rng = DamagedRange(int(sk.offset), int(sk.length), int(sk.record_index),
+                           _REASON.get(sk.reason, "damaged"))
+        self.skipped_records = int(self._count[0])
+        self.skipped_bytes += rng.length
+        if len(self.skipped) < self.MAX_RANGES:
+            self.skipped.append(rng)
+        if self.on_damage == "warn":
+            warnings.warn("%s: skipped %d damaged bytes at offset %d (%s) before record %d"
+                          % (self.name or "<stream>", rng.length, rng.offset, rng.reason,
+                             rng.record_index), DamagedRecordsWarning, stacklevel=3)
 
     def next_record(self):
         rc = lib.tfn_record_reader_next(self._r, self._data, self._len, self._err)
+        if self._skipping:
+            self._note_skips()
         if rc == lib.TFN_OK:
             n = self._len[0]
             return ffi.buffer(self._data[0], n)[:] if n else b""
         if rc == lib.TFN_END:
             return None
-        _raise(rc, self._err, self._fio)
+        self._fail(rc)
 
     def read_batch(self, n):
         """Up to n records as (bytes, int64 offsets), or None at the end."""
@@ -191,10 +320,12 @@ class Reader:
             self._vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self._views))
             self._cap = n
         rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
+        if self._skipping:
+            self._note_skips()
         if rc == lib.TFN_END:
             return None
         if rc < 0:
-            _raise(rc, self._err, self._fio)
+            self._fail(rc)
         got = self._n[0]
         total = int(self._views[:got, 1].sum())
         buf = bytearray(total)

@@ -28,7 +28,9 @@ class OpError(Exception):
     """Base of TensorFlow's errors: ``message``, ``error_code``, ``op``, ``node_def``.
 
     tfnano adds ``offset`` and ``record_index`` (where in the input the problem is,
-    when known) and ``status`` (the C library's tfn_status, or None)."""
+    when known) and ``status`` (the C library's tfn_status, or None). ``message`` is
+    TensorFlow's text; ``str()`` adds where the problem is when tfnano knows it
+    ("<TensorFlow's text>; file f, record 3, offset 120"), kept in ``detail``."""
 
     error_code = UNKNOWN
 
@@ -47,7 +49,7 @@ class OpError(Exception):
         return self._message
 
     def __str__(self):
-        return self._message
+        return getattr(self, "detail", None) or self._message
 
     def __reduce__(self):
         return (type(self), (self.node_def, self.op, self._message))
@@ -94,6 +96,41 @@ _BY_CODE = {c.error_code: c for c in (
     NotFoundError, AlreadyExistsError, PermissionDeniedError, UnauthenticatedError,
     ResourceExhaustedError, FailedPreconditionError, AbortedError, OutOfRangeError,
     UnimplementedError, InternalError, UnavailableError, DataLossError)}
+
+
+def _locate(exc, file=None, record=None, offset=None, record_label="record"):
+    """Makes str(exc) name where the problem is: TensorFlow's text, then "; file f,
+    record i, offset o" (the parts known). Returns exc. A caller that knows more
+    (a dataset knows the file of a parse error) calls it again."""
+    where = []
+    if file is not None:
+        where.append("file %s" % (file,))
+    if record is not None:
+        where.append("%s %d" % (record_label, record))
+    if offset is not None:
+        where.append("offset %d" % offset)
+    if where:
+        exc.detail = "%s; %s" % (exc.message, ", ".join(where))
+    return exc
+
+
+_OS_VARIANTS = {}
+
+
+def _os_variant(cls):
+    """cls made an OSError too (e.g. ResourceExhaustedError for ENOSPC), so that an
+    I/O failure carries errno and filename whatever TensorFlow's class for it is."""
+    if issubclass(cls, OSError):
+        return cls
+    v = _OS_VARIANTS.get(cls)
+    if v is None:
+        name = "_OS" + cls.__name__
+        v = type(cls.__name__, (cls, OSError),
+                 {"__module__": __name__, "__qualname__": name, "__doc__": cls.__doc__,
+                  "__str__": OpError.__str__, "__init__": OpError.__init__})
+        globals()[name] = v  # importable by that name, so instances pickle
+        _OS_VARIANTS[cls] = v
+    return v
 
 
 def exception_type_from_error_code(error_code):

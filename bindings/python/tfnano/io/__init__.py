@@ -5,8 +5,11 @@ from .._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                        TFRecordWriter, tf_record_iterator)
 from .gfile import gfile  # noqa: F401
 from ._kinds import RaggedFeature, SparseFeature  # noqa: F401
+from ._verify import (DamagedRange, DamagedRecordsWarning, VerifyReport,  # noqa: F401
+                      verify_records)
 
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
            "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
-           "TFRecordWriter", "tf_record_iterator", "gfile", "SparseFeature", "RaggedFeature"]
+           "TFRecordWriter", "tf_record_iterator", "gfile", "SparseFeature", "RaggedFeature",
+           "verify_records", "VerifyReport", "DamagedRange", "DamagedRecordsWarning"]
