@@ -32,11 +32,11 @@ _LAZY = {
     "serialize_columns": ("tfnano._columns", "serialize_columns"),
     "pad": ("tfnano.ops.array_ops", "pad_either"),  # tf.pad(t, paddings) or the fast pad
     "bucket_plan": ("tfnano._pad", "bucket_plan"),
-}
     "sparse": ("tfnano.sparse", None),
     "SparseTensor": ("tfnano.sparse", "SparseTensor"),
     "ragged": ("tfnano.ragged", None),
     "RaggedTensor": ("tfnano.ragged", "RaggedTensor"),
+}
 # TensorFlow's tensor ops and namespaces (tfnano/ops, tfnano/compat): name -> module.
 _OPS = {
     "tfnano.ops.array_ops": "reshape shape rank size expand_dims squeeze stack concat "
@@ -47,8 +47,15 @@ _OPS = {
     "abs negative sign square sqrt exp equal not_equal less less_equal greater greater_equal "
     "logical_and logical_or logical_not reduce_sum reduce_mean reduce_max reduce_min "
     "reduce_prod reduce_any reduce_all reduce_logsumexp argmax argmin cumsum add_n round "
-    "floor sin cos tanh sigmoid realdiv:truediv truncatediv:floordiv",
+    "floor sin cos tanh sigmoid realdiv:truediv",
     "tfnano.ops.linalg": "matmul eye norm",
+    "tfnano.ops.specs": "TensorSpec TensorShape",
+    "tfnano.ops.control_flow": "cond case switch_case while_loop",
+    "tfnano.ops.script_ops": "py_function numpy_function",
+    "tfnano.ops.stand_ins": "function executing_eagerly get_logger autograph config "
+    "distribute print",
+    "tfnano.run": "as_tensorflow",
+    "tfnano.compat.v1": "python_io",  # TF1's tf.python_io, for TF1-era scripts
 }
 for _module, _names in _OPS.items():
     for _spec in _names.split():
@@ -57,6 +64,11 @@ for _module, _names in _OPS.items():
 _LAZY.update({
     "math": ("tfnano.ops.math_ops", None),
     "linalg": ("tfnano.ops.linalg", None),
+    "bitwise": ("tfnano.ops.math_ops", None),
+    "strings": ("tfnano.ops.string_ops", None),
+    "random": ("tfnano.ops.random_ops", None),
+    "nest": ("tfnano.ops.nest", None),
+    "compat": ("tfnano.compat", None),
 })
 del _module, _names, _spec, _name, _attr
 
@@ -64,12 +76,32 @@ del _module, _names, _spec, _name, _attr
 def __getattr__(name):
     entry = _LAZY.get(name)
     if entry is None:
-        raise AttributeError("module 'tfnano' has no attribute %r" % name)
+        raise AttributeError(_missing(name))
     import importlib
     mod = importlib.import_module(entry[0])
     value = mod if entry[1] is None else getattr(mod, entry[1])
     globals()[name] = value
     return value
+
+
+# TensorFlow names outside tfnano's surface, by where users should look instead.
+_ELSEWHERE = {
+    "models and training (Keras, TensorFlow or PyTorch; feed them tfnano's numpy batches)":
+    "Variable GradientTape Module optimizers losses metrics nn saved_model summary "
+    "estimator feature_column lite train.Checkpoint Session placeholder initializers "
+    "experimental tpu xla mixed_precision keras.layers keras.models".split(),
+}
+
+
+def _missing(name):
+    where = next((why for why, names in _ELSEWHERE.items() if name in names), None)
+    text = ("module 'tfnano' has no attribute %r: tfnano implements TensorFlow's input "
+            "surface (tf.data, tf.io, tf.train.Example, and the tensor ops map functions "
+            "use: tf.math, tf.strings, tf.random, tf.nest, array ops); tf.%s is not part of "
+            "it" % (name, name))
+    if where:
+        text += " - it belongs to %s" % where
+    return text + ". See docs/compat.md for the list of covered names."
 
 
 def __dir__():

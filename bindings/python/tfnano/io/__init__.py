@@ -4,6 +4,7 @@ from .._parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,
 from .._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                        TFRecordWriter, tf_record_iterator)
 from .gfile import gfile  # noqa: F401
+from ..ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from ._kinds import RaggedFeature, SparseFeature  # noqa: F401
 from ._verify import (DamagedRange, DamagedRecordsWarning, VerifyReport,  # noqa: F401
                       verify_records)

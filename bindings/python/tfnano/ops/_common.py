@@ -176,3 +176,66 @@ __all__ = ["as_tensor", "Tensor"]
 def contiguous(a):
     """A C-contiguous copy keeping the rank (np.ascontiguousarray makes 0-d 1-d)."""
     return np.array(a, order="C", copy=True)
+
+
+def like_symbol():
+    """A traced input of the active trace, or None. Ops that must run per record even
+    with no traced argument (random draws, py_function) pass it along so that the
+    trace records them instead of running them once at trace time."""
+    from .._trace import Symbol, _leaves, active_graph
+    graph = active_graph()
+    if graph is None:
+        return None
+    leaves = [s for s in _leaves(graph.inputs) if isinstance(s, Symbol)]
+    return leaves[0] if leaves else None
+
+
+def _stand_in(x, unknown_rank_as=()):
+    from .._trace import Symbol
+    if not isinstance(x, Symbol):
+        return x
+    shape = x.spec.shape
+    shape = unknown_rank_as if shape is None else [1 if d is None else d for d in shape]
+    if x.spec.dtype is not None and x.spec.dtype.kind == "O":
+        a = np.empty(shape, object)
+        a.fill(b"")
+        return a
+    return np.zeros(shape, x.spec.dtype)
+
+
+def lenient_infer(fn):
+    """An `infer` for elementwise ops that also copes with inputs of unknown rank (the
+    result of a py_function): the dtype from a run on stand-ins, the shape unknown.
+    String stand-ins are b"" (not 0)."""
+    from .._trace import Spec, Symbol, TraceError, _leaves, _map
+
+    def infer(*args, **kwargs):
+        syms = [x for x in _leaves((args, kwargs)) if isinstance(x, Symbol)]
+        if any(s.spec.dtype is None for s in syms):
+            raise TraceError("%s() needs the dtype of its inputs" % fn.__name__)
+        unknown_rank = any(s.spec.shape is None for s in syms)
+        unknown_dims = unknown_rank or any(None in s.spec.shape for s in syms)
+        out = fn(*_map(_stand_in, args), **_map(_stand_in, kwargs))
+
+        def spec_of(v):
+            a = np.asarray(v)
+            if unknown_rank:
+                return Spec(a.dtype, None)
+            return Spec(a.dtype, tuple(None for _ in a.shape) if unknown_dims else a.shape)
+        return _map(spec_of, out)
+    return infer
+
+
+def same_shape_infer(out_dtype, arg=0):
+    """An `infer` for ops whose output has the shape of argument `arg` and a fixed dtype
+    (string ops whose stand-in run would fail on b"")."""
+    from .._trace import Spec, Symbol
+
+    def infer(*args, **kwargs):
+        x = args[arg] if len(args) > arg else next(iter(kwargs.values()))
+        shape = x.spec.shape if isinstance(x, Symbol) else np.shape(x)
+        import types
+        dtype = out_dtype(args, kwargs) if isinstance(out_dtype, types.FunctionType) \
+            else out_dtype
+        return Spec(dtype, shape)
+    return infer

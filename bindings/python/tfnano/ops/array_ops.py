@@ -267,8 +267,6 @@ def _unstack_infer(value, num=None, axis=0, name=None):
 def unstack(value, num=None, axis=0, name="unstack"):
     """``tf.unstack``: a list of tensors along `axis`."""
     a = to_array(value)
-    if a.ndim == 0:
-        raise ValueError("Input shape must have rank at least 1, but is 0")
     ax = int(axis)
     if ax < -a.ndim or ax >= a.ndim:
         raise ValueError("Argument `axis` = %d not in range [%d, %d)" % (ax, -a.ndim, a.ndim))
@@ -318,9 +316,10 @@ def _fill_batch(dims, value, name=None):
 def fill(dims, value, name=None):
     """``tf.fill``: `dims` filled with `value` (its dtype: Python floats float32)."""
     v = to_array(value)
-    if v.ndim != 0:
+    if v.size != 1:
         raise InvalidArgumentError(None, None, "value must be a scalar, got shape %s"
                                    % _dims(v.shape))
+    v = v.reshape(())
     d = shape_list(dims)
     if builtins.any(x < 0 for x in d):
         raise InvalidArgumentError(None, None, "Dimension %d must be >= 0"
@@ -403,8 +402,10 @@ def _gather_impl(params, indices, validate_indices=None, axis=None, batch_dims=0
     p = to_array(params)
     idx = to_array(indices)
     if idx.dtype.kind not in "iu":
-        raise TypeError("Value passed to parameter 'indices' has DataType %s not in list of "
-                        "allowed values: int16, int32, int64" % _dt.as_dtype(idx.dtype).name)
+        from ._common import kernel_name
+        raise InvalidArgumentError(None, None, "Value for attr 'Tindices' of %s is not in the "
+                                   "list of allowed values: int16, int32, int64"
+                                   % kernel_name(idx.dtype))
     ax = 0 if axis is None else int(plain(axis))
     if ax < -p.ndim or ax >= p.ndim:
         raise InvalidArgumentError(None, None, "Expected axis in the range [%d, %d), but got "
@@ -478,6 +479,8 @@ def _where1(condition):
 @traceable("where", batch="elementwise")
 def _where3(condition, x, y):
     c = to_array(condition)
+    if c.dtype.kind != "b" and not isinstance(condition, (np.ndarray, np.generic)):
+        raise TypeError("Cannot convert %r to EagerTensor of dtype bool" % (condition,))
     if c.dtype.kind != "b":
         raise InvalidArgumentError(None, None, "cannot compute SelectV2 as input #0(zero-"
                                    "based) was expected to be a bool tensor but is a %s "

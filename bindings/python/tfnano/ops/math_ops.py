@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._trace import Symbol, traceable
 from ..errors import InvalidArgumentError
-from ._common import (contiguous as _contiguous, FLOATS, INTEGERS, NUMERIC, REAL, SIGNED, check_dtype, plain,
+from ._common import (lenient_infer, contiguous as _contiguous, FLOATS, INTEGERS, NUMERIC, REAL, SIGNED, check_dtype, plain,
                       same_dtype, shift_axis, to_array, wrap)
 
 
@@ -31,7 +31,7 @@ def _binary(tf_name, kernel, compute, allowed=None):
     op.__name__ = tf_name.rsplit(".", 1)[-1]
     op.__qualname__ = op.__name__
     op.__doc__ = "``tf.%s``: elementwise, broadcasting, both inputs of one dtype." % tf_name
-    return traceable(tf_name, batch="elementwise")(op)
+    return traceable(tf_name, batch="elementwise", infer=lenient_infer(op))(op)
 
 
 def _unary(tf_name, compute, allowed=None):
@@ -44,7 +44,7 @@ def _unary(tf_name, compute, allowed=None):
     op.__name__ = tf_name.rsplit(".", 1)[-1]
     op.__qualname__ = op.__name__
     op.__doc__ = "``tf.%s``: elementwise." % tf_name
-    return traceable(tf_name, batch="elementwise")(op)
+    return traceable(tf_name, batch="elementwise", infer=lenient_infer(op))(op)
 
 
 def _int_divisor_check(a, b):
@@ -162,8 +162,8 @@ def _axes(axis, ndim):
     for ax in items:
         ax = int(ax)
         if ax < -ndim or ax >= ndim:
-            raise InvalidArgumentError(None, None, "Invalid reduction dimension %d for "
-                                       "input with %d dimensions." % (ax, ndim))
+            raise InvalidArgumentError(None, None, "Invalid reduction dimension (%d for "
+                                       "input with %d dimension(s)" % (ax, ndim))
         out.append(ax % ndim if ndim else ax)
     return tuple(sorted(set(out)))
 
@@ -396,8 +396,10 @@ def _tensor_not_equals(x, y):
     return wrap(np.not_equal(a, b))
 
 
-tensor_equals = traceable("Tensor.__eq__", batch="elementwise")(_tensor_equals)
-tensor_not_equals = traceable("Tensor.__ne__", batch="elementwise")(_tensor_not_equals)
+tensor_equals = traceable("Tensor.__eq__", batch="elementwise",
+                          infer=lenient_infer(_tensor_equals))(_tensor_equals)
+tensor_not_equals = traceable("Tensor.__ne__", batch="elementwise",
+                              infer=lenient_infer(_tensor_not_equals))(_tensor_not_equals)
 
 
 def _is_bool(x):
