@@ -94,7 +94,8 @@ def test_reductions():
     assert tf.reduce_mean(tf.constant([-3, 0])).numpy() == -1  # truncates toward zero
     assert tf.reduce_max(x, axis=1, keepdims=True).tolist() == [[2], [5]]
     assert tf.argmax([1, 3, 2]).dtype == np.int64
-    with pytest.raises(InvalidArgumentError, match=r"Invalid reduction dimension \(2 for input with 2 dimension"):
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Invalid reduction dimension \(2 for input with 2 dimension"):
         tf.reduce_sum(x, 2)
     with pytest.raises(InvalidArgumentError, match="Value for attr 'T' of bool"):
         tf.reduce_sum(tf.constant([True]))

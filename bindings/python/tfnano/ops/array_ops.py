@@ -10,7 +10,8 @@ import numpy as np
 from .. import dtypes as _dt
 from .._trace import Spec, Symbol, TraceError, active_graph, traceable
 from ..errors import InvalidArgumentError
-from ._common import (contiguous as _contiguous, plain, same_dtype, shape_list, shift_axis, to_array, wrap)
+from ._common import contiguous as _contiguous
+from ._common import plain, same_dtype, shape_list, shift_axis, to_array, wrap
 
 newaxis = None
 

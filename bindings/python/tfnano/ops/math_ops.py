@@ -8,8 +8,9 @@ import numpy as np
 from .. import dtypes as _dt
 from .._trace import Symbol, traceable
 from ..errors import InvalidArgumentError
-from ._common import (lenient_infer, contiguous as _contiguous, FLOATS, INTEGERS, NUMERIC, REAL, SIGNED, check_dtype, plain,
-                      same_dtype, shift_axis, to_array, wrap)
+from ._common import (FLOATS, INTEGERS, NUMERIC, REAL, SIGNED, check_dtype, lenient_infer,
+                      plain, same_dtype, shift_axis, to_array, wrap)
+from ._common import contiguous as _contiguous
 
 
 def _broadcast(op, a, b):

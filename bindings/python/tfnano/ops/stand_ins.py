@@ -187,7 +187,7 @@ distribute = types.SimpleNamespace(
 )
 
 
-def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n",  # noqa: A001
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",  # noqa: A001
           name=None):
     """``tf.print``: tensors formatted as TensorFlow prints them ([1 2 3]); strings as
     they are; to stderr unless `output_stream` (sys.stdout, a file, or a
@@ -212,6 +212,8 @@ def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n",  # 
         else:
             parts.append(str(v))
     text = sep.join(parts) + end
+    if output_stream is None:
+        output_stream = sys.stderr
     if isinstance(output_stream, str):
         path = output_stream[len("file://"):] if output_stream.startswith("file://") \
             else output_stream

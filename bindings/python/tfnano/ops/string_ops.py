@@ -59,7 +59,18 @@ def _ragged_or_flat(pieces, a, dtype):
     return rt
 
 
-@traceable("strings.split", batch=None)
+def _split_infer(dtype):
+    def infer(input, *args, **kwargs):  # noqa: A002
+        from .._trace import Spec, Symbol, TraceError
+        rank = input.spec.rank if isinstance(input, Symbol) else np.ndim(input)
+        if rank != 0:
+            raise TraceError("a string op giving a RaggedTensor (input of rank %s) inside a "
+                             "traced function" % rank)
+        return Spec(dtype, (None,))
+    return infer
+
+
+@traceable("strings.split", batch=None, infer=_split_infer(object))
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """``tf.strings.split``: on whitespace runs (sep None) or on `sep`."""
     a = _strings(input, "StringSplitV2")
@@ -73,7 +84,7 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     return _ragged_or_flat(pieces, a, object)
 
 
-@traceable("strings.bytes_split", batch=None)
+@traceable("strings.bytes_split", batch=None, infer=_split_infer(object))
 def bytes_split(input, name=None):  # noqa: A002
     """``tf.strings.bytes_split``: one-byte strings."""
     a = _strings(input, "UnicodeDecode")
@@ -100,7 +111,7 @@ def _decode(v, encoding, errors, replacement_char):
     return [replacement_char if c == 0xFFFD else c for c in out]
 
 
-@traceable("strings.unicode_decode", batch=None)
+@traceable("strings.unicode_decode", batch=None, infer=_split_infer(np.int32))
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa
                    replace_control_characters=False, name=None):
     """``tf.strings.unicode_decode``: code points, int32."""
@@ -109,7 +120,7 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
                             for v in a.reshape(-1)], a, np.int32)
 
 
-@traceable("strings.unicode_split", batch=None)
+@traceable("strings.unicode_split", batch=None, infer=_split_infer(object))
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533,  # noqa
                   name=None):
     """``tf.strings.unicode_split``: one string per character."""
@@ -351,7 +362,7 @@ def _format_value(a, summarize):
     return "[" + sep.join(items) + "]"
 
 
-@traceable("strings.format", batch=None)
+@traceable("strings.format", batch=None, infer=lambda *a, **k: _spec_scalar_string())
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001
     """``tf.strings.format``: each `placeholder` replaced by a tensor printed as
     TensorFlow prints it ([1 2 3], at most `summarize` items per end)."""
@@ -365,6 +376,11 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa:
     for value, tail in zip(inputs, parts[1:]):
         out += _format_value(plain(to_array(value)), summarize) + tail
     return wrap(np.array(out.encode("utf-8"), object))
+
+
+def _spec_scalar_string():
+    from .._trace import Spec
+    return Spec(object, ())
 
 
 def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
