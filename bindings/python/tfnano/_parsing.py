@@ -13,7 +13,7 @@ import numpy as np
 from . import _ffi
 from . import dtypes as _dt
 from ._outbuf import Carver
-from ._tensor import as_tensor
+from ._tensor import Tensor, as_tensor
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
 ffi = _ffi.ffi
@@ -209,6 +209,72 @@ class _Spec:
         # The C spec and per-thread parsers are rebuilt from the validated configs.
         return (_Spec, self._init_args)
 
+    def _one_state(self):
+        """Per-thread reusable C structures for parse_one, and the output layout
+        computed once: (j, key, numpy dtype or None for bytes, shape, count, seq)."""
+        layout = []
+        for j, c in enumerate(self.configs):
+            od = self.out_dtype[j]
+            dtype = None if od == lib.TFN_BYTES else np.dtype(_NP_OUT[od])
+            layout.append((j, c.key, dtype, tuple(c.shape), self.strides[j], c.seq))
+        outs = ffi.new("tfn_output[]", max(1, len(layout)))
+        for j in range(len(layout)):
+            outs[j].max_rows = -1
+        st = (self.parser(), _ffi.new_error(), outs, ffi.new("tfn_bytes[]", 1), layout)
+        self._local.one = st
+        return st
+
+    def parse_one(self, record):
+        """parse_single_example of one bytes record, without the batch machinery."""
+        st = getattr(self._local, "one", None)
+        if st is None:
+            st = self._one_state()
+        p, err, outs, views, layout = st
+        buf = ffi.from_buffer(record)
+        views[0].data = buf
+        views[0].len = len(record)
+        rc = lib.tfn_parser_scan(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, err)
+        if rc < 0:
+            raise _parse_err(rc, err)
+        result = {}
+        keep = []
+        strings = None
+        for j, key, dtype, shape, stride, seq in layout:
+            if seq:
+                rows = lib.tfn_parser_max_rows(p, j)
+                shape = (rows,) + shape
+                count = rows * stride
+            else:
+                count = stride
+            outs[j].capacity = count
+            if dtype is None:
+                bviews = np.zeros((max(count, 1), 2), dtype=np.uint64)
+                ptr = ffi.from_buffer(bviews)
+                if strings is None:
+                    strings = []
+                strings.append((key, bviews, count, shape))
+            else:
+                arr = np.empty(shape, dtype)
+                ptr = ffi.from_buffer(arr)
+                result[key] = arr
+            outs[j].values = ptr
+            keep.append(ptr)
+        rc = lib.tfn_parser_fill(p, outs, err)
+        if rc < 0:
+            raise _parse_err(rc, err)
+        if strings is not None:
+            for key, bviews, count, shape in strings:
+                if count == 1 and not shape:
+                    a = np.empty((), dtype=object)
+                    ln = int(bviews[0, 1])
+                    a[()] = ffi.buffer(ffi.cast("char *", int(bviews[0, 0])), ln)[:] \
+                        if ln else b""
+                    result[key] = a
+                else:
+                    result[key] = _bytes_objects(bviews[:count], count).reshape(shape)
+        del keep, buf
+        return {k: v.view(Tensor) for k, v in result.items()}
+
     def parser(self):
         p = getattr(self._local, "p", None)
         if p is None:
@@ -268,6 +334,39 @@ def get_spec(features, out_int32=(), maxlen=None, masks=False):
     return s
 
 
+# The same features dict object passed call after call (what map functions do) is
+# recognised by identity: the dict and each of its config objects (immutable
+# namedtuples) must be the very same objects as when the entry was made. Configs with
+# a numpy default (mutable in place) are keyed by value every call instead.
+_FAST = {}
+_FAST_LOCK = threading.Lock()
+
+
+def _fast_spec(features):
+    """The plain spec of `features` (no int32/maxlen/masks) if seen before, else None;
+    False when the dict holds VarLen/Sparse/Ragged kinds."""
+    e = _FAST.get(id(features))
+    if e is None or e[0] is not features or len(features) != len(e[1]):
+        return None
+    for k, f in e[1]:
+        if features.get(k) is not f:
+            return None
+    return e[2]
+
+
+def _remember(features, spec):
+    if type(features) is not dict:
+        return
+    items = tuple(features.items())
+    for _, f in items:
+        if isinstance(getattr(f, "default_value", None), np.ndarray):
+            return
+    with _FAST_LOCK:
+        if len(_FAST) >= 64:
+            _FAST.pop(next(iter(_FAST)))
+        _FAST[id(features)] = (features, items, spec)
+
+
 # ----------------------------------------------------------------- record views
 
 class _Records:
@@ -294,6 +393,10 @@ class _Records:
             self._from_joined(data, offsets)
             return
         items = serialized
+        if items.__class__ is list and len(items) <= 16:
+            if all(x.__class__ is bytes for x in items):
+                self._from_small(items)
+                return
         if isinstance(items, np.ndarray):
             items = items.reshape(-1).tolist()
         elif not isinstance(items, list):
@@ -315,6 +418,19 @@ class _Records:
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         self._from_joined(data, offsets)
+
+    def _from_small(self, items):
+        n = len(items)
+        self.n = n
+        views = ffi.new("tfn_bytes[]", max(n, 1))
+        bufs = []
+        for i, x in enumerate(items):
+            b = ffi.from_buffer(x)
+            bufs.append(b)
+            views[i].data = b
+            views[i].len = len(x)
+        self.views = views
+        self.keep = (items, bufs)
 
     def _from_joined(self, data, offsets):
         n = len(offsets) - 1
@@ -359,6 +475,11 @@ def _bytes_objects(views_arr, count):
     out = np.empty(count, dtype=object)
     if count == 0:
         return out
+    if count <= 32:  # a few strings: one slice each beats the copy-out call
+        buffer, cast = ffi.buffer, ffi.cast
+        out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
+                  for p, ln in views_arr.tolist()]
+        return out
     lens = views_arr[:, 1].astype(np.int64)
     total = int(lens.sum())
     buf = bytearray(total)
@@ -375,77 +496,108 @@ def _bytes_objects(views_arr, count):
     return out
 
 
+def _run_state(spec):
+    """Per-thread reusable C structures for run(), and each feature's layout computed
+    once: (j, key, output dtype code, numpy dtype, record shape, stride, seq)."""
+    st = getattr(spec._local, "run", None)
+    if st is None:
+        layout = []
+        for j, c in enumerate(spec.configs):
+            od = spec.out_dtype[j]
+            layout.append((j, c.key, od, None if od == lib.TFN_BYTES else
+                           np.dtype(_NP_OUT[od]), tuple(c.shape), spec.strides[j], c.seq))
+        st = (spec.parser(), _ffi.new_error(), ffi.new("tfn_output[]", max(1, len(layout))),
+              layout)
+        spec._local.run = st
+    return st
+
+
+_MIN_POOLED = 256 << 10  # _outbuf.MIN_BYTES: below it np.empty is as fast
+
+
 def run(spec, serialized, names=None, single=False, tensors=True):
     """Scans and fills one batch; returns {key: array} (+ masks/lengths if asked)."""
     recs = _Records(serialized)
     n = recs.n
     names_v, _keep_names = _names_views(names, n)
-    p = spec.parser()
-    err = _ffi.new_error()
+    p, err, outs, layout = _run_state(spec)
     flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
     rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
     if rc < 0:
         raise _parse_err(rc, err)
-    configs = spec.configs
-    nf = len(configs)
-    outs = ffi.new("tfn_output[]", nf)
-    # Pass 1: shapes. Numeric outputs, masks and lengths share one pooled block (see
-    # _outbuf: reused memory spares a page fault per 4 KiB); bytes features get views.
-    layout = []
-    carver = Carver()
-    for j, c in enumerate(configs):
-        stride = spec.strides[j]
-        od = spec.out_dtype[j]
-        if c.seq:
-            rows = (spec.maxlen if spec.maxlen is not None
-                    else lib.tfn_parser_max_rows(p, j))
-            shape = (n, rows) + tuple(c.shape)
+    masks = spec.masks
+    maxlen = spec.maxlen
+    # Pass 1: shapes and byte sizes. Big numeric outputs, masks and lengths share one
+    # pooled block (see _outbuf: reused memory spares a page fault per 4 KiB); bytes
+    # features get views.
+    plan = []
+    total = 0
+    for j, key, od, dtype, rshape, stride, seq in layout:
+        if seq:
+            rows = maxlen if maxlen is not None else lib.tfn_parser_max_rows(p, j)
+            shape = (n, rows) + rshape
             count = n * rows * stride
-            outs[j].max_rows = rows if spec.maxlen is not None else -1
+            outs[j].max_rows = rows if maxlen is not None else -1
         else:
             rows = None
-            shape = (n,) + tuple(c.shape)
+            shape = (n,) + rshape
             count = n * stride
             outs[j].max_rows = -1
         outs[j].capacity = count
-        values = None if od == lib.TFN_BYTES else carver.add(shape, _NP_OUT[od])
-        extras = None
-        if c.seq and spec.masks:
-            extras = (carver.add((n, rows), np.bool_), carver.add((n,), np.int64))
-        layout.append((c, od, shape, count, values, extras))
-    arrays = carver.arrays()
+        if dtype is not None:
+            total += count * dtype.itemsize
+        extras = seq and masks
+        if extras:
+            total += n * rows + n * 8
+        plan.append((j, key, dtype, shape, count, rows, extras))
+    carver = Carver() if total >= _MIN_POOLED else None
+    if carver is not None:
+        idx = []
+        for j, key, dtype, shape, count, rows, extras in plan:
+            idx.append((None if dtype is None else carver.add(shape, dtype),
+                        (carver.add((n, rows), np.bool_), carver.add((n,), np.int64))
+                        if extras else None))
+        arrays = carver.arrays()
     # Pass 2: point the outputs at their memory.
     result = {}
     keep = []
-    post = []
-    for j, (c, od, shape, count, values, extras) in enumerate(layout):
-        if extras is not None:
-            mask, lengths = arrays[extras[0]], arrays[extras[1]]
-            outs[j].mask = ffi.cast("uint8_t *", ffi.from_buffer(mask))
-            outs[j].lengths = ffi.cast("int64_t *", ffi.from_buffer(lengths))
-            keep.append((outs[j].mask, outs[j].lengths))
-            result[c.key + "_mask"] = mask
-            result[c.key + "_length"] = lengths
-        if values is None:
+    post = None
+    for i, (j, key, dtype, shape, count, rows, extras) in enumerate(plan):
+        if extras:
+            if carver is not None:
+                mask, lengths = arrays[idx[i][1][0]], arrays[idx[i][1][1]]
+            else:
+                mask, lengths = np.empty((n, rows), np.bool_), np.empty(n, np.int64)
+            m = ffi.cast("uint8_t *", ffi.from_buffer(mask))
+            ln = ffi.cast("int64_t *", ffi.from_buffer(lengths))
+            outs[j].mask = m
+            outs[j].lengths = ln
+            keep.append((m, ln))
+            result[key + "_mask"] = mask
+            result[key + "_length"] = lengths
+        if dtype is None:
             views = np.zeros((max(count, 1), 2), dtype=np.uint64)
-            outs[j].values = ffi.from_buffer(views)
-            keep.append(views)
-            post.append((c.key, views, count, shape))
+            ptr = ffi.from_buffer(views)
+            if post is None:
+                post = []
+            post.append((key, views, count, shape))
         else:
-            arr = arrays[values]
-            outs[j].values = ffi.from_buffer(arr)
-            result[c.key] = arr
-        keep.append(outs[j].values)
+            arr = arrays[idx[i][0]] if carver is not None else np.empty(shape, dtype)
+            ptr = ffi.from_buffer(arr)
+            result[key] = arr
+        outs[j].values = ptr
+        keep.append(ptr)
     rc = lib.tfn_parser_fill(p, outs, err)
     if rc < 0:
         raise _parse_err(rc, err)
-    for key, views, count, shape in post:
-        result[key] = _bytes_objects(views[:count], count).reshape(shape)
+    if post is not None:
+        for key, views, count, shape in post:
+            result[key] = _bytes_objects(views[:count], count).reshape(shape)
     del keep, recs
     if single:
         result = {k: v.reshape(v.shape[1:]) for k, v in result.items()}
     if tensors:
-        result = {k: as_tensor(v) for k, v in result.items()}
+        result = {k: v.view(Tensor) for k, v in result.items()}
     return result
 
 
@@ -513,12 +665,20 @@ def _batch_infer(serialized, features, example_names=None, name=None):
 def parse_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_example``: a batch (1-D) of serialized Examples -> {key: array}.
     int64 -> int64, float -> float32, string -> object arrays of bytes."""
+    spec = _fast_spec(features)
+    if spec and (serialized.__class__ is list or hasattr(serialized, "_tfn_views") or
+                 hasattr(serialized, "_tfn_joined") or (
+                     isinstance(serialized, np.ndarray) and serialized.ndim == 1 and
+                     serialized.dtype == object)):
+        return run(spec, serialized, example_names)
     from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
     serialized = _kinds.as_input(serialized)
     features, kinds = _kinds.adopt(features)
     if kinds:
+        _remember(features, False)
         return _kinds.parse_example(serialized, features, example_names)
     spec = get_spec(features)
+    _remember(features, spec)
     if isinstance(serialized, (bytes, str)) or (
             isinstance(serialized, np.ndarray) and serialized.ndim == 0):
         # TensorFlow accepts a scalar too, giving outputs without the batch dimension.
@@ -534,12 +694,17 @@ def parse_example(serialized, features, example_names=None, name=None):
 @traceable("parse_single_example", batch=_single_batch, infer=_single_infer)
 def parse_single_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_single_example``: one serialized Example -> {key: array}."""
+    if serialized.__class__ is bytes and example_names is None:
+        spec = _fast_spec(features)
+        if spec:
+            return spec.parse_one(serialized)
     if not features:
         raise ValueError("Invalid argument: features cannot be empty.")
     from .io import _kinds  # VarLen / Sparse / Ragged, TensorFlow configs and tensors
     serialized = _kinds.as_input(serialized)
     features, kinds = _kinds.adopt(features)
     if kinds:
+        _remember(features, False)
         return _kinds.parse_single_example(serialized, features, example_names)
     if isinstance(serialized, np.ndarray):
         if serialized.ndim != 0:
@@ -548,6 +713,9 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     elif isinstance(serialized, (list, tuple)):
         raise ValueError("Input serialized must be a scalar")
     spec = get_spec(features)
+    _remember(features, spec)
+    if serialized.__class__ is bytes and example_names is None:
+        return spec.parse_one(serialized)
     return run(spec, [serialized], None if example_names is None else [example_names],
                single=True)
 

@@ -154,8 +154,75 @@ class StructuredFunction:
     def run_batch(self, batch, n):
         """A batch of n elements (record axis first) -> the batched results, equal to
         stacking the per-record results."""
-        out = self.graph.run(batch, batched=True)
+        g = self._batch_graph
+        if g is None:
+            g = self._batch_graph = fuse_int32_casts(self.graph)
+        out = g.run(batch, batched=True)
         return _batched_normalize(self.graph.outputs, out, n)
+
+    _batch_graph = None
+
+
+def _args_symbols(node):
+    return [x for x in _trace._leaves((node.args, node.kwargs))
+            if isinstance(x, _trace.Symbol)]
+
+
+def _passthrough(x, *args, **kwargs):
+    return x
+
+
+_CAST_IN_PARSER = _trace._Op("cast (done by the parser)", _passthrough, _passthrough, None)
+
+
+def fuse_int32_casts(graph):
+    """The graph for batched runs, with each ``cast(parsed int64, int32)`` folded into
+    the parser (it writes int32 directly, one pass less over the data). Values the
+    parser cannot fit in int32 make it fail, and the batch then runs per record,
+    where cast wraps them as TensorFlow does."""
+    import numpy as np
+    consumers = {}
+    for node in graph.nodes:
+        for s in _args_symbols(node):
+            consumers.setdefault(s.index, []).append(node)
+    outputs = {s.index for s in _trace._leaves(graph.outputs) if isinstance(s, _trace.Symbol)}
+    new_nodes = []
+    replaced = {}
+    for node in graph.nodes:
+        if node.op.name != "parse_single_example" or not isinstance(node.outputs, dict):
+            new_nodes.append(node)
+            continue
+        keys = []
+        for key, sym in node.outputs.items():
+            users = consumers.get(sym.index, [])
+            if sym.spec.dtype != np.int64 or not users or sym.index in outputs:
+                continue
+            if all(u.op.name == "cast" and u.args and u.args[0] is sym and
+                   _is_int32(u.args[1:], u.kwargs) for u in users):
+                keys.append(key)
+                for u in users:
+                    replaced[id(u)] = _trace.Node(_CAST_IN_PARSER, u.args, u.kwargs,
+                                                  u.outputs)
+        if keys:
+            kwargs = dict(node.kwargs, _tfn_int32=tuple(sorted(keys)))
+            node = _trace.Node(node.op, node.args, kwargs, node.outputs)
+        new_nodes.append(node)
+    if not replaced:
+        return graph
+    g = _trace.Graph()
+    g.symbols, g.inputs, g.outputs = graph.symbols, graph.inputs, graph.outputs
+    g.nodes = [replaced.get(id(n), n) for n in new_nodes]
+    return g
+
+
+def _is_int32(args, kwargs):
+    import numpy as np
+    from .. import dtypes
+    dt = kwargs.get("dtype", args[0] if args else None)
+    try:
+        return dtypes.as_dtype(dt).as_numpy_dtype == np.int32
+    except Exception:
+        return False
 
 
 def _batched_normalize(template, out, n):
