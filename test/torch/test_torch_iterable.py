@@ -248,3 +248,19 @@ def test_glob_pattern(files):
     pattern = os.path.join(os.path.dirname(files[0]), "shard-*.tfrecord")
     ds = TFRecordIterableDataset(pattern, FEATURES, batch_size=100)
     assert ds.files == sorted(files) and sum(len(b["id"]) for b in ds) == TOTAL
+
+
+@pytest.mark.parametrize("opts", [{}, {"int32": True, "masks": True},
+                                  {"maxlen": 3, "masks": True}])
+def test_worker_batches_parsed_into_shared_memory_match(files, opts):
+    numeric = {k: FEATURES[k] for k in ("id", "x", "tokens")}
+    ds = TFRecordIterableDataset(files, numeric, batch_size=32, shuffle=True, **opts)
+    here = list(ds)
+    it = _Iterator(ds, 0, 2, (0, 0))
+    assert it._shared is not None  # what a worker does
+    there = list(DataLoader(ds, batch_size=None, num_workers=2))
+    assert len(here) == len(there)
+    for a, b in zip(here, there):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert a[k].dtype == b[k].dtype and torch.equal(a[k], b[k]), k

@@ -449,6 +449,14 @@ class TFRecordFile:
                 out[k, 1] = ln
         return out
 
+    def views_one(self, i):
+        """The (1, 2) views array of record i (0 <= i < len), CRCs checked."""
+        if self._mm is None:
+            self._map()
+        _, ln = self._unframe(i)
+        return np.array([[self._base + int(self.index.offsets[i]) + _HEADER, ln]],
+                        dtype=np.uint64)
+
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]

@@ -158,6 +158,12 @@ class _Iterator:
         self._parser = make_parser(ds.features, *ds.parser_args)
         self._window = (None, None, None)
         self._pending = None
+        # In a worker, numeric batches are parsed straight into shared memory.
+        self._shared = None
+        if workers > 1 or get_worker_info() is not None:
+            if ds.output == "torch" and ds.transform is None:
+                from ._shared import layout
+                self._shared = layout(self._parser, ds.features)
         self._seek(*start)
 
     def _seek(self, batch, sample):
@@ -182,6 +188,9 @@ class _Iterator:
 
     def _parse(self, j):
         views, keep = self._views(j)
+        if self._shared is not None:
+            from ._shared import parse_shared
+            return parse_shared(self._shared, records_of(views, keep))
         out = self._parser.parse(records_of(views, keep))
         ds = self._ds
         if ds.transform is not None:

@@ -1,5 +1,7 @@
 """TFRecordMapDataset: map-style access to parsed records over the files' indexes, so
 that DistributedSampler, RandomSampler and BatchSampler work unchanged."""
+import bisect
+
 import numpy as np
 from torch.utils.data import Dataset
 
@@ -67,6 +69,8 @@ class TFRecordMapDataset(Dataset):
         self.transform, self.output, self.verify = transform, output, bool(verify)
         self.starts = np.zeros(len(self.files) + 1, dtype=np.int64)
         np.cumsum([len(i) for i in self.indexes], out=self.starts[1:])
+        self._starts = self.starts.tolist()
+        self._len = self._starts[-1]
         self._local = None
 
     def __getstate__(self):
@@ -111,7 +115,20 @@ class TFRecordMapDataset(Dataset):
         if isinstance(i, (list, tuple, np.ndarray)):
             return self.__getitems__(i)
         i = int(i)
-        out = {k: _row(v, 0) for k, v in self._parse([i]).items()}
+        n = self._len
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("record index out of range (the dataset has %d records)" % n)
+        # One record: no numpy bookkeeping on the way to the parser.
+        sources, parser = self._state()
+        f = bisect.bisect_right(self._starts, i) - 1
+        r = sources.random_access(f)
+        views = r.views_one(i - self._starts[f])
+        out = parser.parse(records_of(views, r))
+        if self.transform is not None:
+            out = self.transform(out)
+        out = {k: _row(v, 0) for k, v in out.items()}
         return to_torch(out) if self.output == "torch" else out
 
     def __getitems__(self, indices):
