@@ -645,7 +645,9 @@ TFN_API int tfn_record_reader_open_io(const tfn_io *io, const tfn_record_reader_
  * as TFN_E_TRUNCATED and not consumed (the file may be still being written). Each
  * call skips at most one damaged region, before the record it returns (see
  * tfn_record_reader_last_skip()). Zlib errors end a compressed stream in both
- * policies: nothing after them can be decoded. */
+ * policies (nothing after them can be decoded); with SKIP, the records decoded before
+ * the damage come first, where RAISE (as TensorFlow) may lose those of the same input
+ * chunk. */
 TFN_API int tfn_record_reader_next(tfn_record_reader *r, const uint8_t **data, size_t *len,
                                    tfn_error *err);
 

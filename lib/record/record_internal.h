@@ -94,6 +94,8 @@ typedef struct tfn__inflater {
     bool ended;      /* ZLIB stream finished */
     int failed;      /* non-zero: inflate() failed with this code; every later read
                         reports the same error (a retry must not turn it into EOF) */
+    bool keep_before_error; /* hand out what was decoded before a failure first
+                               (skip mode; TensorFlow drops it, and so does RAISE) */
     uint8_t *in;     /* compressed input buffer */
     size_t in_cap;
     const tfn__alloc *alloc;

@@ -135,8 +135,10 @@ static bool valid_header(const uint8_t *p)
 /* min_input: the input buffer must hold bytes already read while detecting. */
 static int start_inflater(tfn_record_reader *r, size_t min_input, tfn_error *err)
 {
-    return tfn__inflater_init(&r->inf, &r->alloc, r->compression == TFN_COMPRESSION_GZIP,
-                              min_input > ZLIB_INPUT ? min_input : ZLIB_INPUT, err);
+    int rc = tfn__inflater_init(&r->inf, &r->alloc, r->compression == TFN_COMPRESSION_GZIP,
+                                min_input > ZLIB_INPUT ? min_input : ZLIB_INPUT, err);
+    r->inf.keep_before_error = r->on_damage == TFN_ON_DAMAGE_SKIP;
+    return rc;
 }
 
 /* AUTO: an uncompressed stream is recognised by a valid first header; else the gzip

@@ -98,6 +98,11 @@ int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap
             /* No progress possible without more input: loop and read. */
         } else if (rc != Z_OK) {
             inf->failed = rc;
+            /* With keep_before_error, the bytes decoded before the damage come first;
+             * the next call reports the error. */
+            if (inf->keep_before_error && *got > 0)
+                return TFN_OK;
+            *got = 0;
             return tfn__fail(err, TFN_E_DATA_LOSS, "inflate() failed with error %d: %s", rc,
                              inf->zs.msg ? inf->zs.msg : "unknown error");
         }

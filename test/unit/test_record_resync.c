@@ -299,6 +299,43 @@ static void test_compressed_torn(void)
     tbuf_free(&b);
 }
 
+/* A broken compressed stream: zlib cannot go past the damage, but in SKIP mode the
+ * records decoded before it come back first (RAISE reports the error at once, as
+ * TensorFlow does, when the damage lies in the first input chunk). */
+static void test_compressed_bytes_damaged(void)
+{
+    enum { N = 40 };
+    size_t st[N + 1];
+    tbuf b;
+    make(&b, N, st);
+    for (int gz = 0; gz < 2; gz++) {
+        tbuf z;
+        deflate_all(b.p, b.n, gz, &z);
+        z.p[z.n * 3 / 5] ^= 0x55;
+        int comp = gz ? TFN_COMPRESSION_GZIP : TFN_COMPRESSION_ZLIB;
+        tfn_record_reader *r = open_skip(z.p, z.n, comp);
+        REQUIRE(r != NULL);
+        const uint8_t *p;
+        size_t len, got = 0;
+        int rc;
+        while ((rc = tfn_record_reader_next(r, &p, &len, NULL)) == TFN_OK) {
+            CHECK_EQ_INT(which(p, len, N), (int)got);
+            got++;
+        }
+        CHECK(rc == TFN_E_DATA_LOSS || rc == TFN_E_TRUNCATED);
+        CHECK(got > N / 4);
+        CHECK(got < N);
+        tfn_record_reader_free(r);
+        tread t;
+        tread_mem(z.p, z.n, comp, 0, &t);
+        CHECK_EQ_INT(t.count, 0);
+        CHECK_EQ_INT(t.rc, TFN_E_DATA_LOSS);
+        tbuf_free(&t.data);
+        tbuf_free(&z);
+    }
+    tbuf_free(&b);
+}
+
 /* Random access in SKIP mode: record i is record i or an error for i. */
 static void test_index_exact(void)
 {
@@ -376,6 +413,7 @@ int main(void)
     RUN(test_growing_file);
     RUN(test_one_region_per_call);
     RUN(test_compressed_torn);
+    RUN(test_compressed_bytes_damaged);
     RUN(test_index_exact);
     return harness_finish();
 }
