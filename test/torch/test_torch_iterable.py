@@ -264,3 +264,17 @@ def test_worker_batches_parsed_into_shared_memory_match(files, opts):
         assert a.keys() == b.keys()
         for k in a:
             assert a[k].dtype == b[k].dtype and torch.equal(a[k], b[k]), k
+
+
+def test_set_epoch_reaches_persistent_workers(files):
+    ds = TFRecordIterableDataset(files, {"id": FEATURES["id"]}, batch_size=16, shuffle=True)
+    expected = []
+    for e in range(3):
+        ds.set_epoch(e)
+        expected.append(ids_of(list(ds)))
+    ds.set_epoch(0)
+    dl = DataLoader(ds, batch_size=None, num_workers=2, persistent_workers=True)
+    for e in range(3):
+        ds.set_epoch(e)
+        assert ids_of(list(dl)) == expected[e]
+    assert expected[0] != expected[1]

@@ -63,7 +63,9 @@ class TFRecordIterableDataset(IterableDataset):
         self.parser_args = (int32, maxlen, masks, num_threads)
         self.transform, self.output, self.verify = transform, output, bool(verify)
         self.block_size, self.shuffle_window = int(block_size), int(shuffle_window)
-        self.epoch = 0
+        # The epoch lives in shared memory so that set_epoch reaches DataLoader
+        # workers that persist between epochs (persistent_workers=True).
+        self._epoch_cell = torch.zeros(1, dtype=torch.int64).share_memory_()
         self._resume = None
         self.plan()  # validates the options now rather than in a worker
 
@@ -77,12 +79,15 @@ class TFRecordIterableDataset(IterableDataset):
                          self.drop_last if self.batch_size else False,
                          self.block_size, self.shuffle_window)
 
+    @property
+    def epoch(self):
+        return int(self._epoch_cell[0])
+
     def set_epoch(self, epoch):
         """Selects the epoch's order (as DistributedSampler.set_epoch): call it before
-        iterating each epoch, with the same value on every rank."""
-        self.epoch = int(epoch)
-        if self._resume is not None and self._resume["epoch"] != self.epoch:
-            self._resume = None
+        iterating each epoch, with the same value on every rank. Workers that persist
+        between epochs see it too."""
+        self._epoch_cell[0] = int(epoch)
 
     def __len__(self):
         """Batches (records when batch_size is None) this rank yields per epoch."""
@@ -121,12 +126,12 @@ class TFRecordIterableDataset(IterableDataset):
         """Resume from a state (it.get_state() or state_after()): the next iteration
         starts there; later epochs (set_epoch) start from their beginning."""
         self._check_state(state)
-        self.epoch = int(state["epoch"])
+        self.set_epoch(int(state["epoch"]))
         self._resume = dict(state)
 
     def get_state(self):
         """The state the next iteration starts from."""
-        if self._resume is not None:
+        if self._resume is not None and self._resume["epoch"] == self.epoch:
             return dict(self._resume)
         return self._state(self.epoch, 0, 0)
 
@@ -141,8 +146,10 @@ class TFRecordIterableDataset(IterableDataset):
     def __iter__(self):
         info = get_worker_info()
         worker, workers = (0, 1) if info is None else (info.id, info.num_workers)
-        start = (0, 0) if self._resume is None else (self._resume["batch"],
-                                                    self._resume["sample"])
+        r = self._resume
+        # a saved state applies to its own epoch only; later epochs start at 0
+        start = ((r["batch"], r["sample"]) if r is not None and r["epoch"] == self.epoch
+                 else (0, 0))
         return _Iterator(self, worker, workers, start)
 
     def __getstate__(self):
