@@ -98,3 +98,50 @@ def test_serialize_columns_after_a_short_size_guess():
         assert got == want
         data, offsets = tf.serialize_columns({"ids": ids, "name": names}, as_buffer=True)
         assert data == b"".join(want) and offsets[-1] == len(data)
+
+
+def _epoch(n_batches, n=1024, seed=0):
+    rng = np.random.default_rng(seed)
+    for b in range(n_batches):
+        ids = rng.integers(0, 30000, (n, 128))
+        labels = rng.random((n, 30), dtype=np.float32)
+        seq = [rng.integers(0, 100, rng.integers(1, 64)) for _ in range(n)]
+        yield tf.serialize_columns({"ids": ids, "seq": seq, "labels": labels}), ids, labels
+
+
+EPOCH_SPEC = {"ids": tf.io.FixedLenFeature([128], tf.int64),
+              "seq": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+              "labels": tf.io.FixedLenFeature([30], tf.float32)}
+
+
+def test_a_kept_small_output_pins_no_block():
+    """Collecting one small feature over an epoch keeps only that feature's memory:
+    the blocks of the big outputs beside it all go back to the pool."""
+    gc.collect()
+    live_before = _outbuf.POOL.live_bytes()
+    kept, want = [], []
+    for records, ids, labels in _epoch(30):
+        out = tf.io.parse_example(records, EPOCH_SPEC)
+        assert out["ids"].nbytes >= _outbuf.MIN_BYTES  # the batch did use pooled memory
+        kept.append(out["labels"])
+        want.append(labels)
+        del out
+    gc.collect()
+    assert _outbuf.POOL.live_bytes() - live_before == 0
+    np.testing.assert_array_equal(np.concatenate(kept), np.concatenate(want))
+
+
+def test_a_kept_big_output_pins_only_its_own_size():
+    gc.collect()
+    live_before = _outbuf.POOL.live_bytes()
+    kept, want = [], []
+    for records, ids, labels in _epoch(12, seed=1):
+        out = tf.io.parse_example(records, EPOCH_SPEC)
+        kept.append(out["ids"])
+        want.append(ids)
+        del out
+    gc.collect()
+    pinned = _outbuf.POOL.live_bytes() - live_before
+    kept_bytes = sum(a.nbytes for a in kept)
+    assert kept_bytes <= pinned <= kept_bytes * 9 // 8  # size classes: at most 1/8 more
+    np.testing.assert_array_equal(np.concatenate(kept), np.concatenate(want))

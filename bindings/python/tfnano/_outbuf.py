@@ -7,8 +7,10 @@ memory for the next step; this pool does the same for tfnano: all the outputs of
 one call are carved out of one block, and when the last array using the block is
 garbage, the block goes back to the pool for the next call of about the same size.
 
-Only calls whose outputs total at least MIN_BYTES use it (below that, np.empty is
-as fast), and at most IDLE_LIMIT bytes are kept idle. Thread-safe.
+Each array of at least MIN_BYTES gets a block of its own (sized to it, at most 1/8
+more), so that an output kept after its batch (the labels of every batch of an epoch)
+pins only its own memory, never its siblings'. Smaller arrays are np.empty (as fast
+at that size). At most IDLE_LIMIT bytes are kept idle. Thread-safe.
 """
 import threading
 
@@ -32,6 +34,7 @@ class _Pool:
     def __init__(self, idle_limit):
         self._free = {}
         self._idle = 0
+        self._live = 0  # bytes of blocks handed out whose arrays are still alive
         self._limit = idle_limit
         # Re-entrant: a block can come back from a garbage-collector run that starts
         # while this thread holds the lock.
@@ -46,6 +49,7 @@ class _Pool:
             block = blocks.pop() if blocks else None
             if block is not None:
                 self._idle -= size
+            self._live += size
         if block is None:
             block = self._new("char[]", size)
         handle = ffi.gc(ffi.cast("char *", block),
@@ -54,6 +58,7 @@ class _Pool:
 
     def _give_back(self, block, size):
         with self._lock:
+            self._live -= size
             if self._idle + size <= self._limit:
                 self._free.setdefault(size, []).append(block)
                 self._idle += size
@@ -61,12 +66,17 @@ class _Pool:
     def idle_bytes(self):
         return self._idle
 
+    def live_bytes(self):
+        """Bytes of pooled blocks that arrays still use."""
+        return self._live
+
 
 POOL = _Pool(IDLE_LIMIT)
 
 
 class Carver:
-    """Lays out several arrays in one pooled block (np.empty for small totals).
+    """The output arrays of one call: each big one in a pooled block of its own, the
+    small ones np.empty.
 
     Usage: add() each (shape, dtype) and keep the returned index; then arrays()."""
 
@@ -83,8 +93,7 @@ class Carver:
         return len(self._specs) - 1
 
     def arrays(self):
-        if self._total < MIN_BYTES:
-            return [np.empty(shape, dtype) for shape, dtype, _, _ in self._specs]
-        block = POOL.take(self._total)
-        return [block[offset:offset + nbytes].view(dtype).reshape(shape)
-                for shape, dtype, offset, nbytes in self._specs]
+        take = POOL.take
+        return [np.empty(shape, dtype) if nbytes < MIN_BYTES
+                else take(nbytes)[:nbytes].view(dtype).reshape(shape)
+                for shape, dtype, _, nbytes in self._specs]

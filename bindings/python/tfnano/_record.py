@@ -77,12 +77,31 @@ def _backend():
     return _crecord
 
 
+def _filename_error(value):
+    """TensorFlow's error for a file name that is not a string (None, a number)."""
+    if value is None:
+        return ValueError("Attempt to convert a value (None) with an unsupported type "
+                          "(<class 'NoneType'>) to a Tensor.")
+    from . import dtypes
+    from ._tensor import _infer
+    try:
+        name = dtypes.as_dtype(np.asarray(_infer(value)).dtype).name
+    except (TypeError, ValueError):
+        name = type(value).__name__
+    return TypeError("The `filenames` argument must contain `tf.string` elements. Got "
+                     "`tf.%s` elements." % name)
+
+
 def _fspath(p):
     if isinstance(p, bytes):
         return os.fsdecode(p)
     if isinstance(p, np.ndarray) and p.ndim == 0:
+        if p.dtype.kind in "biufc":
+            raise _filename_error(p)
         p = p.reshape(-1).tolist()[0]
         return os.fsdecode(p) if isinstance(p, bytes) else str(p)
+    if p is None or isinstance(p, (bool, int, float, complex, np.number, np.bool_)):
+        raise _filename_error(p)
     return os.fspath(p)
 
 
@@ -260,6 +279,8 @@ class RecordBatch:
 
 def _filenames(filenames):
     from .data import Dataset
+    if filenames is None or isinstance(filenames, (int, float, np.number)):
+        raise _filename_error(filenames)
     if isinstance(filenames, Dataset):
         return [_fspath(f) for f in filenames]
     if isinstance(filenames, (str, bytes, os.PathLike)) or hasattr(filenames, "read"):
@@ -316,10 +337,18 @@ class _OwnedReader:
 
 
 def _open_reader(source, compression, buffer_size, on_damage="raise"):
+    if isinstance(compression, str) and compression.upper() == "SNAPPY":
+        raise errors.UnimplementedError(
+            None, None, "compression_type 'SNAPPY' is not supported by tfnano (TensorFlow "
+            "reads it; tfnano reads uncompressed, ZLIB and GZIP TFRecord files): rewrite "
+            "them once with TensorFlow as GZIP (tf.io.TFRecordWriter(path, 'GZIP'))")
     if _is_url(source):
         return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size, on_damage)
     if isinstance(source, str) and source.startswith("file://"):
         source = source[len("file://"):]
+    if isinstance(source, str) and os.path.isdir(source):
+        from ._fserrors import is_a_directory
+        raise is_a_directory(source)  # TensorFlow's FailedPreconditionError, an OSError too
     return _backend().Reader(source, compression, buffer_size, on_damage)
 
 

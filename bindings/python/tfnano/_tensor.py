@@ -18,6 +18,34 @@ class Tensor(np.ndarray):
         a = self.view(np.ndarray)
         return a[()] if a.ndim == 0 else a
 
+    # A string tensor holds pointers to Python bytes objects: its bytes are the string's,
+    # never the pointers. bytes(t) of a scalar gives the string; so do io.BytesIO(t) and
+    # np.frombuffer(t, np.uint8) where Python lets a class define its buffer (3.12+).
+    def _string_bytes(self):
+        v = np.ndarray.__getitem__(self, ())
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            return bytes(v)
+        if isinstance(v, str):
+            return v.encode("utf-8")
+        raise TypeError("a %s tensor holding %s has no bytes"
+                        % (self.dtype, type(v).__name__))
+
+    def __bytes__(self):
+        if self.dtype == object:
+            if self.ndim == 0:
+                return self._string_bytes()
+            raise TypeError("bytes() of a string tensor of shape %s: take one element "
+                            "(t[i]) or t.numpy()" % (self.shape,))
+        return np.ndarray.tobytes(self)
+
+    def __buffer__(self, flags):
+        if self.dtype == object:
+            if self.ndim == 0:
+                return memoryview(self._string_bytes())
+            raise TypeError("a string tensor of shape %s has no byte buffer: take one "
+                            "element (t[i]) or t.numpy()" % (self.shape,))
+        return memoryview(self.view(np.ndarray))
+
     def get_shape(self):
         return self.shape
 

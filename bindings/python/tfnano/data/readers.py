@@ -285,8 +285,10 @@ class TFRecordNode(plan.Node):
 
 
 def _filenames(filenames):
-    from .._record import _fspath
+    from .._record import _filename_error, _fspath
     from .dataset import Dataset
+    if filenames is None or isinstance(filenames, (int, float, np.number)):
+        raise _filename_error(filenames)
     if isinstance(filenames, Dataset):
         return [_fspath(f) for f in filenames]
     if isinstance(filenames, (str, bytes, os.PathLike)) or hasattr(filenames, "read"):
