@@ -179,21 +179,64 @@ class MapBatchNode(plan.Node):
                                 self.drop_remainder)
 
 
+def run_with_lengths(fn, raw, n):
+    """fn run batched on raw, with the record lengths of every parsed
+    FixedLenSequenceFeature output: (out, {(address, shape): lengths})."""
+    from ... import _parsing
+    _parsing.LENGTHS.table = table = {}
+    try:
+        return fn.run_batch(stacked_input(raw), n), table
+    finally:
+        _parsing.LENGTHS.table = None
+
+
+def lengths_of(table, a):
+    a = np.asarray(a)
+    return table.get((a.__array_interface__["data"][0], a.shape))
+
+
+def varying_components(spec):
+    """Indices of the leaves whose per-record shape is not fixed."""
+    if spec is None:
+        return None
+    return [c for c, s in enumerate(structure.flatten(spec))
+            if s.shape is None or None in s.shape]
+
+
 class _Vectorized:
-    """raw batch -> the graph run once on it; per element when that fails."""
+    """raw batch -> the graph run once on it; per element when that fails, or when
+    records' shapes differ (batch must then raise TensorFlow's error)."""
 
     def __init__(self, fn):
         self.fn = fn
+        self.varying = varying_components(fn.output_spec())
+        self.per_element = self.varying is None
+
+    def per_record(self, raw):
+        # the first failing element raises its own error (TF's text); if none fails,
+        # stacking gives exactly what per-record execution gives
+        fn = self.fn
+        return stack([fn(el) for el in elements(raw)])
 
     def __call__(self, raw):
+        if self.per_element:
+            return self.per_record(raw)
         n = len(raw)
         try:
-            return self.fn.run_batch(stacked_input(raw), n)
+            if not self.varying:
+                return self.fn.run_batch(stacked_input(raw), n)
+            out, table = run_with_lengths(self.fn, raw, n)
         except Exception:
-            # per record: the first failing element raises its own error (TF's text);
-            # if none fails, stacking gives exactly what per-record execution gives
-            fn = self.fn
-            return stack([fn(el) for el in elements(raw)])
+            return self.per_record(raw)
+        leaves = structure.flatten(out)
+        for c in self.varying:
+            lengths = lengths_of(table, leaves[c])
+            if lengths is None:
+                self.per_element = True  # a varying shape not from the parser
+                return self.per_record(raw)
+            if n and (np.asarray(lengths) != lengths[0]).any():
+                return self.per_record(raw)  # raises "Cannot batch tensors ..."
+        return out
 
 
 def _run_batches(task):

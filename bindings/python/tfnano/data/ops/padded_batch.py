@@ -6,14 +6,12 @@ After a traced map whose per-record shapes vary only through parse_single_exampl
 FixedLenSequenceFeature outputs, the map runs vectorized: one parse_example of the
 batch (rows padded by the parser), then the rows past each record's length are set
 to the padding value. Anything else runs per element."""
-import threading
-
 import numpy as np
 
 from ... import errors
 from ..._tensor import Tensor, as_tensor
 from .. import plan, structure
-from .batch import BatchStage, batch_cardinality, elements, stacked_input
+from .batch import BatchStage, batch_cardinality, elements, lengths_of, run_with_lengths
 from .map import MapNode, ParallelStage
 
 
@@ -162,20 +160,6 @@ class PaddedBatchNode(plan.Node):
                                 self.drop_remainder)
 
 
-_SINK = threading.local()
-
-
-def lengths_sink():
-    """The {(address, shape): lengths} table that parse_single_example's batch rule
-    fills while a vectorized padded batch runs on this thread (None otherwise)."""
-    return getattr(_SINK, "table", None)
-
-
-def _key(a):
-    a = np.asarray(a)
-    return (a.__array_interface__["data"][0], a.shape)
-
-
 class _VectorizedPadded:
     def __init__(self, fn, padded_shapes, padding_values):
         self.fn = fn
@@ -191,13 +175,10 @@ class _VectorizedPadded:
         if self.per_element or self.spec is None:
             return self.per_record(raw)
         n = len(raw)
-        _SINK.table = table = {}
         try:
-            out = self.fn.run_batch(stacked_input(raw), n)
+            out, table = run_with_lengths(self.fn, raw, n)
         except Exception:
             return self.per_record(raw)
-        finally:
-            _SINK.table = None
         specs = structure.flatten(self.spec)
         leaves = structure.flatten(out)
         shapes = _spread(out, self.shapes)
@@ -206,7 +187,7 @@ class _VectorizedPadded:
         for c, (s, v) in enumerate(zip(specs, leaves)):
             a = np.asarray(v)
             if s.shape is None or None in s.shape:
-                lengths = table.get(_key(a))
+                lengths = lengths_of(table, a)
                 if lengths is None or s.shape is None or None in s.shape[1:]:
                     self.per_element = True  # a varying shape not from the parser
                     return self.per_record(raw)
@@ -232,4 +213,4 @@ def _repad(a, lengths, pv):
     return a
 
 
-__all__ = ["PaddedBatchNode", "pad_stack", "lengths_sink", "ParallelStage"]
+__all__ = ["PaddedBatchNode", "pad_stack", "ParallelStage"]

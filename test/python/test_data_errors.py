@@ -1,0 +1,105 @@
+"""ignore_errors() drops exactly the failing elements, wherever the stages before it
+run: parallel reads, parallel map, fused map-and-batch, prefetch (issue 15, item 3)."""
+import numpy as np
+import pytest
+
+import tfnano as tf
+from tfnano.errors import DataLossError, InvalidArgumentError
+
+FEATS = {"id": tf.io.FixedLenFeature([], tf.int64), "v": tf.io.FixedLenFeature([2], tf.int64)}
+
+
+def record(i, bad=False):
+    feats = {"id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+             "v": tf.train.Feature(int64_list=tf.train.Int64List(
+                 value=[i] if bad else [i, i]))}
+    return tf.train.Example(features=tf.train.Features(feature=feats)).SerializeToString()
+
+
+@pytest.fixture()
+def shards(tmp_path):
+    """5 files of 40..80 records; every 7th id has a bad 'v' (parse error)."""
+    files, bad = [], set()
+    i = 0
+    for s in range(5):
+        path = str(tmp_path / ("s%d" % s))
+        with tf.io.TFRecordWriter(path) as w:
+            for _ in range(40 + 10 * s):
+                if i % 7 == 3:
+                    bad.add(i)
+                w.write(record(i, i in bad))
+                i += 1
+        files.append(path)
+    return files, set(range(i)) - bad
+
+
+def ids(ds):
+    out = []
+    for el in ds:
+        out.extend(np.asarray(el["id"]).reshape(-1).tolist())
+    return out
+
+
+def parse(r):
+    return tf.io.parse_single_example(r, FEATS)
+
+
+def parse_untraced(r):
+    d = tf.io.parse_single_example(r.numpy(), FEATS)  # .numpy(): runs in Python
+    return d
+
+
+@pytest.mark.parametrize("reads", [None, 3, tf.data.AUTOTUNE])
+@pytest.mark.parametrize("calls", [None, 4, tf.data.AUTOTUNE])
+@pytest.mark.parametrize("fn", [parse, parse_untraced])
+def test_exactly_the_bad_elements_are_dropped(shards, reads, calls, fn):
+    files, good = shards
+    ds = (tf.data.TFRecordDataset(files, num_parallel_reads=reads)
+          .map(fn, num_parallel_calls=calls).prefetch(3).ignore_errors())
+    got = ids(ds)
+    assert sorted(got) == sorted(good) and len(got) == len(good)
+    if reads is None:
+        assert got == sorted(good)  # file order, and in order within each file
+
+
+def test_prefetch_and_parallel_map_deliver_errors_in_place(shards):
+    files, good = shards
+    it = iter(tf.data.TFRecordDataset(files[:1]).map(parse, num_parallel_calls=3).prefetch(4))
+    seen = []
+    errors = 0
+    while True:
+        try:
+            seen.append(int(next(it)["id"]))
+        except InvalidArgumentError as e:
+            assert "Key: v" in str(e)
+            errors += 1
+        except StopIteration:
+            break
+    assert seen == sorted(g for g in good if g < 40) and errors == 40 - len(seen)
+
+
+def test_fused_batch_drops_whole_batches_like_tensorflow(shards):
+    files, good = shards
+    # map(f).batch(n) is TensorFlow's map-and-batch: an error fails its whole batch
+    got = ids(tf.data.TFRecordDataset(files[:1]).map(parse).batch(5).ignore_errors())
+    expect = [i for b in range(8) for i in range(5 * b, 5 * b + 5)
+              if not any(j % 7 == 3 for j in range(5 * b, 5 * b + 5))]
+    assert got == expect
+    # ignore_errors() before batch keeps every good element
+    got = ids(tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=2)
+              .ignore_errors().batch(5).prefetch(2))
+    assert got == sorted(good)
+
+
+def test_damaged_file_behind_parallel_reads_loses_only_its_tail(tmp_path, shards):
+    files, good = shards
+    data = bytearray(open(files[1], "rb").read())
+    data[len(data) // 2] ^= 0x40  # a payload byte somewhere in the middle
+    open(files[1], "wb").write(bytes(data))
+    sequential = ids(tf.data.TFRecordDataset(files).map(parse).ignore_errors())
+    with pytest.raises(DataLossError):
+        list(tf.data.TFRecordDataset(files))
+    parallel = ids(tf.data.TFRecordDataset(files, num_parallel_reads=3)
+                   .map(parse, num_parallel_calls=3).prefetch(2).ignore_errors())
+    assert sorted(parallel) == sorted(sequential)
+    assert len(sequential) > len(good) - 45  # only the damaged file's tail is lost

@@ -1,0 +1,247 @@
+"""tf.data functions traced, vectorized and fused: the results equal per-record Python
+execution (debug mode), explain() says what runs how, the fallback warns once with
+its reason, and errors keep TensorFlow's per-record texts."""
+import io
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, HealthCheck, strategies as st
+
+import tfnano as tf
+from tfnano.data import experimental as exp
+from tfnano.errors import InvalidArgumentError
+
+
+def example(**feats):
+    out = {}
+    for k, v in feats.items():
+        if isinstance(v, bytes):
+            out[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=[v]))
+        elif isinstance(v, float) or (isinstance(v, list) and v and isinstance(v[0], float)):
+            out[k] = tf.train.Feature(float_list=tf.train.FloatList(
+                value=v if isinstance(v, list) else [v]))
+        else:
+            out[k] = tf.train.Feature(int64_list=tf.train.Int64List(
+                value=v if isinstance(v, list) else [v]))
+    return tf.train.Example(features=tf.train.Features(feature=out)).SerializeToString()
+
+
+def write(path, records):
+    with tf.io.TFRecordWriter(str(path)) as w:
+        for r in records:
+            w.write(r)
+    return str(path)
+
+
+def plain(x):
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        return tuple(plain(v) for v in x)
+    a = np.asarray(x)
+    return (a.dtype.str if a.dtype != object else "O", a.shape, a.tolist())
+
+
+def eager(ds_fn):
+    """The same pipeline with every function run per record in Python."""
+    exp.enable_debug_mode()
+    try:
+        return [plain(e) for e in ds_fn()]
+    finally:
+        exp.disable_debug_mode()
+
+
+FEATS = {
+    "ids": tf.io.FixedLenFeature([4], tf.int64),
+    "y": tf.io.FixedLenFeature([], tf.float32),
+    "name": tf.io.FixedLenFeature([], tf.string),
+    "seq": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+}
+
+
+@pytest.fixture()
+def shards(tmp_path):
+    rng = np.random.default_rng(3)
+    files = []
+    k = 0
+    for s in range(3):
+        recs = []
+        for _ in range(17 + 5 * s):
+            recs.append(example(ids=[int(v) for v in rng.integers(-9, 2**40, 4)],
+                                y=float(k) / 4, name=b"n%d" % k,
+                                seq=[int(v) for v in rng.integers(0, 9, k % 5)]))
+            k += 1
+        files.append(write(tmp_path / ("s%d" % s), recs))
+    return files
+
+
+def quest_fn(r):
+    ex = tf.io.parse_single_example(r, FEATS)
+    return ({"ids": tf.cast(ex["ids"], tf.int32), "name": ex["name"]}, ex["y"])
+
+
+def test_quest_form_is_traced_fused_and_equal_to_per_record(shards):
+    def make():
+        return (tf.data.TFRecordDataset(shards, num_parallel_reads=2)
+                .map(quest_fn, num_parallel_calls=tf.data.AUTOTUNE).batch(8).prefetch(2))
+    ds = make()
+    text = ds.plan_text()
+    assert "map_and_batch" in text and "traced: parse_single_example -> cast" in text
+    assert "vectorized" in text
+    got = [plain(e) for e in ds]
+    assert got == eager(make)
+    # ids above 2**31 wrap in the int32 cast (as in TensorFlow), also when vectorized
+    first = next(iter(make()))[0]["ids"]
+    assert first.dtype == np.int32
+
+
+def test_padded_batch_after_sequence_feature_equals_per_record(shards):
+    def make():
+        return (tf.data.TFRecordDataset(shards)
+                .map(lambda r: tf.io.parse_single_example(r, FEATS))
+                .map(lambda d: ((d["name"], d["y"]), d["seq"]))
+                .padded_batch(5, padding_values=(None, -1)))
+    assert "vectorized" in make().plan_text()
+    assert [plain(e) for e in make()] == eager(make)
+
+    def fixed():
+        return (tf.data.TFRecordDataset(shards)
+                .map(lambda r: tf.io.parse_single_example(r, FEATS)["seq"])
+                .padded_batch(4, padded_shapes=[7], drop_remainder=True))
+    assert [plain(e) for e in fixed()] == eager(fixed)
+
+
+def test_fallback_warns_once_with_the_reason_and_explain_shows_it():
+    def f(x):
+        return np.int64(int(x) * 2)  # a Python conversion: cannot be traced
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ds = tf.data.Dataset.range(4).map(f)
+        tf.data.Dataset.range(4).map(f)  # same function: no second warning
+    msgs = [str(x.message) for x in w if issubclass(x.category, exp.TracingFallbackWarning)]
+    assert len(msgs) == 1
+    assert "runs per record in Python" in msgs[0] and "int()" in msgs[0]
+    out = io.StringIO()
+    ds.explain(file=out)
+    assert "python per record: int() of a traced tensor" in out.getvalue()
+    assert [int(x) for x in ds] == [0, 2, 4, 6]
+
+
+def test_debug_mode_runs_functions_eagerly():
+    calls = []
+    exp.enable_debug_mode()
+    try:
+        ds = tf.data.Dataset.range(3).map(lambda x: calls.append(1) or tf.cast(x, tf.int32))
+        assert "debug mode" in ds.plan_text()
+        assert [int(x) for x in ds] == [0, 1, 2]
+    finally:
+        exp.disable_debug_mode()
+    assert len(calls) == 3
+
+
+def test_error_in_vectorized_batch_has_the_per_record_text_and_fails_the_batch(tmp_path):
+    good = example(a=[1, 2])
+    bad = example(a=[1])
+    path = write(tmp_path / "e", [good, good, bad, good, good, good])
+    feats = {"a": tf.io.FixedLenFeature([2], tf.int64)}
+    ds = tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r, feats))
+    with pytest.raises(InvalidArgumentError) as per_record:
+        list(ds)
+    it = iter(ds.batch(2))
+    assert next(it)["a"].tolist() == [[1, 2], [1, 2]]
+    with pytest.raises(InvalidArgumentError) as batched:
+        next(it)
+    assert str(batched.value) == str(per_record.value)
+    assert "Key: a" in str(batched.value)
+    # map-and-batch semantics (TensorFlow's fusion): the failing batch's inputs are gone
+    assert next(it)["a"].tolist() == [[1, 2], [1, 2]]
+    with pytest.raises(StopIteration):
+        next(it)
+    kept = list(ds.ignore_errors().batch(2))
+    assert [len(b["a"]) for b in kept] == [2, 2, 1]
+
+
+def test_batch_of_traced_values_with_different_shapes_raises_tf_error(tmp_path):
+    path = write(tmp_path / "v", [example(s=[1]), example(s=[1, 2])])
+    feats = {"s": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True)}
+    ds = tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r, feats)["s"])
+    with pytest.raises(InvalidArgumentError, match="Cannot batch tensors with different "
+                       "shapes in component 0. First element had shape \\[1\\] and "
+                       "element 1 had shape \\[2\\]."):
+        list(ds.batch(2))
+
+
+def test_traced_filter_and_map_fusion(shards):
+    def make():
+        return (tf.data.TFRecordDataset(shards)
+                .map(lambda r: tf.io.parse_single_example(r, FEATS))
+                .map(lambda d: (d["y"], tf.cast(d["ids"], tf.int32)))
+                .filter(lambda y, ids: y > 2.0)
+                .batch(4))
+    text = make().plan_text()
+    assert "then traced" in text  # the two maps run as one function
+    assert [plain(e) for e in make()] == eager(make)
+
+
+def test_element_spec_follows_the_traced_function(shards):
+    ds = tf.data.TFRecordDataset(shards).map(quest_fn).batch(4, drop_remainder=True)
+    (d, y) = ds.element_spec
+    assert d["ids"].dtype == np.int32 and d["ids"].shape == (4, 4)
+    assert y.dtype == np.float32 and y.shape == (4,)
+
+
+OPS = ["cast32", "castf", "add", "mul", "neg", "index", "select"]
+
+
+@st.composite
+def pipelines(draw):
+    steps = draw(st.lists(st.sampled_from(OPS), min_size=0, max_size=3))
+    batch = draw(st.integers(1, 9))
+    drop = draw(st.booleans())
+    reads = draw(st.sampled_from([None, 1, 2, 3]))
+    parallel = draw(st.sampled_from([None, 2]))
+    padded = draw(st.booleans())
+    return steps, batch, drop, reads, parallel, padded
+
+
+def _apply(step, d):
+    ids = d["ids"]
+    if step == "cast32":
+        ids = tf.cast(ids, tf.int32)
+    elif step == "castf":
+        ids = tf.cast(ids, tf.float32)
+    elif step == "add":
+        ids = ids + ids
+    elif step == "mul":
+        ids = ids * tf.cast(2, ids.dtype)
+    elif step == "neg":
+        ids = -ids
+    elif step == "index":
+        ids = ids[1:3]
+    elif step == "select":
+        return {"ids": ids, "y": d["y"], "seq": d["seq"]}
+    return dict(d, ids=ids)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pipelines())
+def test_traced_and_per_record_agree_on_random_pipelines(shards, p):
+    steps, batch, drop, reads, parallel, padded = p
+
+    def fn(r):
+        d = tf.io.parse_single_example(r, FEATS)
+        d = {"ids": d["ids"], "y": d["y"], "seq": d["seq"], "name": d["name"]}
+        for s in steps:
+            d = _apply(s, d)
+        return d
+
+    def make():
+        ds = tf.data.TFRecordDataset(shards, num_parallel_reads=reads).map(
+            fn, num_parallel_calls=parallel)
+        if padded:
+            return ds.padded_batch(batch, drop_remainder=drop)
+        return ds.map(lambda d: {k: v for k, v in d.items() if k != "seq"}).batch(
+            batch, drop_remainder=drop)
+    assert [plain(e) for e in make()] == eager(make)
