@@ -134,6 +134,11 @@ def main():
                       args.repeat)
         rows.append(("tfnano TFRecordIterableDataset int32 shuffle", workers, o32,
                      *check(o32[3], expected)))
+        if not workers:
+            dsp = TFRecordIterableDataset(files, W1_FEATURES, batch_size=BATCH, prefetch=2)
+            op, _ = best(lambda: DataLoader(dsp, batch_size=None), args.repeat)
+            rows.append(("tfnano TFRecordIterableDataset prefetch=2", workers, op,
+                         *check(op[3], expected)))
         m = TFRecordMapDataset(files, W1_FEATURES)
         om, _ = best(lambda: DataLoader(m, batch_size=BATCH, shuffle=True, collate_fn=collate,
                                         **loader_kw(workers)), args.repeat)

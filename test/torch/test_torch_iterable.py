@@ -278,3 +278,30 @@ def test_set_epoch_reaches_persistent_workers(files):
         ds.set_epoch(e)
         assert ids_of(list(dl)) == expected[e]
     assert expected[0] != expected[1]
+
+
+def test_prefetch_thread_same_stream_and_state(files):
+    kw = dict(batch_size=16, shuffle=True, seed=4)
+    plain = TFRecordIterableDataset(files, FEATURES, **kw)
+    ahead = TFRecordIterableDataset(files, FEATURES, prefetch=3, **kw)
+    full = ids_of(list(plain))
+    assert ids_of(list(ahead)) == full
+    it = iter(ahead)
+    head = [next(it) for _ in range(4)]
+    state = it.get_state()  # after what was handed out, not what was parsed ahead
+    assert state["batch"] == 4
+    it.close()
+    ahead.set_state(state)
+    assert ids_of(head) + ids_of(list(ahead)) == full
+    assert ids_of(list(DataLoader(ahead, batch_size=None))) == full[len(ids_of(head)):]
+
+
+def test_prefetch_thread_passes_errors_on(tmp_path):
+    path = write_shards(tmp_path, [40])[0]
+    ds = TFRecordIterableDataset([path], FEATURES, batch_size=8, prefetch=2)
+    raw = bytearray(open(path, "rb").read())
+    off, _ = ds.indexes[0][30]
+    raw[off + 14] ^= 0x40
+    open(path, "wb").write(bytes(raw))
+    with pytest.raises(errors.DataLossError):
+        list(ds)
