@@ -159,6 +159,78 @@ class Dataset:
         from .ops.shard import ShardNode
         return self._then(ShardNode(self._node, num_shards, index))
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        from .ops.window import WindowNode
+        return self._then(WindowNode(self._node, size, shift, stride, drop_remainder))
+
+    def group_by_window(self, key_func, reduce_func, window_size=None,
+                        window_size_func=None, name=None):
+        from .ops.group_by_window import GroupByWindowNode
+        return self._then(GroupByWindowNode(self._node, key_func, reduce_func, window_size,
+                                            window_size_func))
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None,
+                                  padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        from .ops.bucket_by_sequence_length import bucket_by_sequence_length
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                         bucket_batch_sizes, padded_shapes, padding_values,
+                                         pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    def assert_cardinality(self, expected_cardinality, name=None):
+        from .ops.assert_cardinality import AssertCardinalityNode
+        return self._then(AssertCardinalityNode(self._node, expected_cardinality))
+
+    def scan(self, initial_state, scan_func, name=None):
+        from .ops.scan import ScanNode
+        return self._then(ScanNode(self._node, initial_state, scan_func))
+
+    def unique(self, name=None):
+        from .ops.unique import UniqueNode
+        return self._then(UniqueNode(self._node))
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """Batches of `batch_size` from the input's batches (unbatch, then batch)."""
+        return self.unbatch().batch(int(batch_size), drop_remainder)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
+                     name=None):
+        from .ops.ragged_batch import RaggedBatchNode
+        return self._then(RaggedBatchNode(self._node, batch_size, drop_remainder,
+                                          row_splits_dtype))
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Writes the elements in tfnano's own format (see data/ops/save_load.py)."""
+        from .ops.save_load import save
+        save(self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        from .ops.save_load import load
+        return load(path, element_spec, compression, reader_func)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None,
+                 name=None):
+        """A documented pass-through: the elements are computed again each pass."""
+        return self
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        from .ops.sample import sample_from_datasets
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        from .ops.sample import choose_from_datasets
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=None, name=None):
+        from .ops.sample import counter
+        return counter(start, step, dtype)
+
     # ---- constructors
     @staticmethod
     def from_tensor_slices(tensors, name=None):
@@ -173,6 +245,10 @@ class Dataset:
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,
                        output_signature=None, name=None):
+        if output_types is not None or output_signature is not None:
+            from .ops.typed_generator import TypedGeneratorNode
+            return Dataset(TypedGeneratorNode(generator, args, output_types, output_shapes,
+                                              output_signature))
         from .ops.sources import GeneratorNode
         return Dataset(GeneratorNode(generator, args))
 

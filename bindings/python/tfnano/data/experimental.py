@@ -15,5 +15,73 @@ def cardinality(dataset):
     return dataset.cardinality()
 
 
+def assert_cardinality(expected_cardinality):
+    return lambda ds: ds.assert_cardinality(expected_cardinality)
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    return lambda ds: ds.group_by_window(key_func, reduce_func, window_size, window_size_func)
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
+                              padded_shapes=None, padding_values=None,
+                              pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    return lambda ds: ds.bucket_by_sequence_length(
+        element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+        padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
+
+
+def scan(initial_state, scan_func):
+    return lambda ds: ds.scan(initial_state, scan_func)
+
+
+def unique():
+    return lambda ds: ds.unique()
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    from .ops.sample import sample_from_datasets as sample
+    return sample(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+    from .ops.sample import choose_from_datasets as choose
+    return choose(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def Counter(start=0, step=1, dtype=None):  # noqa: N802 - TensorFlow's name
+    from .ops.sample import counter
+    return counter(start, step, dtype)
+
+
+def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    return dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path, element_spec=None, compression=None, reader_func=None):
+    from .dataset import Dataset
+    return Dataset.load(path, element_spec, compression, reader_func)
+
+
+def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+    return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
+
+
+def __getattr__(name):
+    if name in ("AutoShardPolicy", "DistributeOptions", "ExternalStatePolicy"):
+        from .ops import distribute_options
+        return getattr(distribute_options, name)
+    if name == "TFRecordWriter":
+        from .ops.tfrecord_writer import TFRecordWriter
+        return TFRecordWriter
+    raise AttributeError("module 'tfnano.data.experimental' has no attribute %r; see "
+                         "docs/compat.md for the tf.data names tfnano covers" % name)
+
+
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "ignore_errors",
-           "cardinality", "enable_debug_mode", "disable_debug_mode"]
+           "cardinality", "enable_debug_mode", "disable_debug_mode", "assert_cardinality",
+           "group_by_window", "bucket_by_sequence_length", "scan", "unique",
+           "sample_from_datasets", "choose_from_datasets", "Counter", "save", "load",
+           "snapshot", "AutoShardPolicy", "DistributeOptions", "ExternalStatePolicy",
+           "TFRecordWriter"]

@@ -53,9 +53,8 @@ def _ragged_or_flat(pieces, a, dtype):
         pos += len(p)
     lengths = np.asarray([len(p) for p in pieces], np.int64)
     rt = RaggedTensor.from_row_lengths(flat, lengths)
-    for dim in reversed(a.shape[:-1]):
-        rt = RaggedTensor.from_uniform_row_length(rt, dim) if hasattr(
-            RaggedTensor, "from_uniform_row_length") else rt
+    for dim in reversed(a.shape[1:]):  # leading dense dims of a rank > 1 input
+        rt = RaggedTensor.from_uniform_row_length(rt, dim)
     return rt
 
 
