@@ -71,6 +71,8 @@ extern "C" {
 typedef enum tfn_status {
     TFN_OK = 0,
     TFN_END = 1,               /* normal end of data (no more records) */
+    TFN_TIMEOUT = 2,           /* tfn_pipeline_next: nothing ready within the timeout
+                                  (not an error; call again) */
     TFN_E_INVALID_ARG = -1,    /* bad argument or configuration (TF: InvalidArgument) */
     TFN_E_NOMEM = -2,          /* an allocation failed */
     TFN_E_BUF_TOO_SMALL = -3,  /* caller buffer too small; the needed size is reported */
@@ -856,6 +858,178 @@ TFN_API int tfn_record_index_read(const tfn_record_index *idx, tfn_record_reader
 
 /* Frees an index. NULL is accepted. */
 TFN_API void tfn_record_index_free(tfn_record_index *idx);
+
+/* ==================================================================================
+ * MARK: Pipeline - read, check, parse and batch on worker threads (lib/pipeline)
+ *
+ * A tfn_pipeline runs tf.data's `interleave(TFRecordDataset, cycle_length,
+ * block_length) -> map(parse) -> batch(batch_size) -> prefetch` on its own C threads
+ * and hands the caller finished batches. Records are read, CRC-checked and copied into
+ * the batch under one reading lock (so that the record order is TensorFlow's, exactly);
+ * parsing, the int32 casts and the padding run outside it, one tfn_parser per worker
+ * thread, several batches at a time. At most `prefetch + num_threads` batches are in
+ * flight or waiting; workers wait when that many are, so memory stays bounded.
+ *
+ * Order (deterministic != 0): the records of the inputs in the order of
+ * `Dataset.from_tensor_slices(inputs).interleave(TFRecordDataset, cycle_length,
+ * block_length)`: cycle_length inputs are open at once, block_length records are
+ * taken from each in turn, and when an input ends the next unopened one takes its
+ * place at that position's next turn. Batches come out in that order. With
+ * deterministic == 0 the records are still read in that order but batches are handed
+ * out as they finish parsing.
+ *
+ * Errors travel in order: a failing batch is returned by tfn_pipeline_next() at its
+ * place (after every good batch before it) and the next call goes on after it.
+ *   - Damaged input, on_damage RAISE: the batch being filled is dropped (as
+ *     `batch()` drops its partial batch), the reader's error is returned (its message
+ *     ends "; file <path>, record <i>"), and that input ends there, as TensorFlow's
+ *     TFRecordDataset moves on to its next file. SKIP: the reader resynchronises on
+ *     the next valid record and counts what it skipped (tfn_pipeline_stats); a
+ *     truncated tail or a zlib error ends that input and counts as one region.
+ *   - An input that cannot be opened is an error (TFN_E_IO, "<path>; No such file or
+ *     directory") in both policies; that input is skipped afterwards.
+ *   - Parse errors, on_parse_error RAISE: the whole batch is the error, as in
+ *     TensorFlow's fused map_and_batch; the text is tfn_parser_scan()'s (batch style:
+ *     "Name: <unknown>, Key: k, Index: <i in the batch>.", or with TFN_PARSE_SINGLE
+ *     in parse_flags the text parse_single_example gives for that record) followed by
+ *     "; file <path>, record <i>, offset <o>"; err->record_index and err->offset are
+ *     the record's index and byte offset in its input. SKIP: each failing record is
+ *     dropped from its batch (which is then shorter) and counted.
+ *
+ * Threads: a pipeline handle is used by one thread at a time (next, stats and free
+ * must not run concurrently on it). Batches are independent of it: each may be read
+ * by any number of threads and freed from any thread, also after tfn_pipeline_free.
+ * The pipeline's workers block every signal. A shared tfn_alloc must be thread-safe.
+ * ================================================================================== */
+
+typedef struct tfn_pipeline tfn_pipeline;
+typedef struct tfn_pipeline_batch tfn_pipeline_batch;
+
+/* What the pipeline does with a record that fails to parse. Values are pinned. */
+typedef enum tfn_on_parse_error {
+    TFN_ON_PARSE_ERROR_RAISE = 0, /* the batch holding it is an error (TensorFlow) */
+    TFN_ON_PARSE_ERROR_SKIP = 1   /* drop the record from its batch and count it */
+} tfn_on_parse_error;
+
+/* Pipeline options; tfn_pipeline_options_init() sets the defaults given here. All
+ * pointers are borrowed for the tfn_pipeline_new() call only (paths and names are
+ * copied), except `buffers`, `spec` and what they point to, which must outlive the
+ * pipeline and every batch it handed out. */
+typedef struct tfn_pipeline_options {
+    const char *const *paths;  /* ninputs TFRecord file paths, or NULL to read buffers */
+    const tfn_bytes *buffers;  /* ninputs in-memory TFRecord streams (when paths NULL) */
+    const char *const *names;  /* optional names of the buffers in messages, or NULL */
+    size_t ninputs;            /* may be 0 (then the first next() is TFN_END) */
+    int compression;           /* a tfn_compression for every input; default NONE */
+    size_t buffer_size;        /* read buffer per open input; default 256 KiB */
+    size_t cycle_length;       /* inputs open at once (num_parallel_reads); default 1 */
+    size_t block_length;       /* records taken from an input per turn; default 1 */
+    int deterministic;         /* non-zero (default): batches in order */
+    size_t batch_size;         /* records per batch; required (> 0) */
+    int drop_remainder;        /* non-zero: drop the last batch when it is short */
+    const tfn_spec *spec;      /* features to parse; NULL (default): raw record batches */
+    unsigned parse_flags;      /* TFN_PARSE_BATCH (default) or TFN_PARSE_SINGLE: the
+                                  style of parse error messages */
+    int64_t max_rows;          /* FixedLenSequence rows: -1 (default) pads each batch to
+                                  its longest; >= 0 truncates / pads to that many */
+    int masks;                 /* non-zero: each FixedLenSequence feature also gets a
+                                  mask (n * rows bytes) and lengths (n int64) */
+    size_t num_threads;        /* worker threads; 0 (default): the CPUs this process
+                                  may run on (sched_getaffinity). Raw batches use one. */
+    size_t prefetch;           /* finished batches kept ready; default 2 */
+    int on_damage;             /* a tfn_on_damage; default RAISE */
+    int on_parse_error;        /* a tfn_on_parse_error; default RAISE */
+} tfn_pipeline_options;
+
+/* Sets the defaults listed above (batch_size 0: the caller must set it). */
+TFN_API void tfn_pipeline_options_init(tfn_pipeline_options *opts);
+
+/* Starts a pipeline: copies the options, starts the worker threads (which open the
+ * inputs lazily, cycle_length at a time) and returns at once.
+ * @param alc  allocator for everything the pipeline and its batches allocate, or NULL.
+ * @param out  receives the handle; free it with tfn_pipeline_free().
+ * @return TFN_OK; TFN_E_INVALID_ARG (NULL opts/out, batch_size 0, cycle_length or
+ *         block_length 0, ninputs > 0 with neither paths nor buffers, a NULL path, bad
+ *         compression / on_damage / on_parse_error / parse_flags, a spec holding a
+ *         feature type other than FixedLen and FixedLenSequence); TFN_E_NOMEM;
+ *         TFN_E_IO (no thread could be started). Open errors come from next(). */
+TFN_API int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
+                             tfn_pipeline **out, tfn_error *err);
+
+/* The next batch, waiting at most timeout_ms milliseconds for it (< 0: no limit).
+ * On TFN_OK *batch is the caller's until tfn_pipeline_batch_free(); it holds >= 1
+ * record. Otherwise *batch is NULL.
+ * @return TFN_OK; TFN_END (no more batches: every later call returns TFN_END too);
+ *         TFN_TIMEOUT (nothing ready yet; call again: this is how a caller checks for
+ *         signals while it waits); or the error of the next batch in order (see the
+ *         section comment): TFN_E_DATA_LOSS*, TFN_E_TRUNCATED, TFN_E_IO, TFN_E_CORRUPT,
+ *         TFN_E_TYPE, TFN_E_NOT_FOUND, TFN_E_INVALID_ARG, TFN_E_OUT_OF_RANGE,
+ *         TFN_E_NOMEM. After an error the next call goes on with the following batch.
+ * Threads: one caller at a time per pipeline. */
+TFN_API int tfn_pipeline_next(tfn_pipeline *p, int64_t timeout_ms,
+                              tfn_pipeline_batch **batch, tfn_error *err);
+
+/* Counters of a pipeline so far. */
+typedef struct tfn_pipeline_stats {
+    uint64_t records_read;    /* records read from the inputs (also those dropped) */
+    uint64_t batches;         /* batches handed out by tfn_pipeline_next() */
+    uint64_t damaged_regions; /* on_damage SKIP: damaged regions skipped */
+    uint64_t damaged_bytes;   /* ... and their bytes (0 where unknown: compressed) */
+    uint64_t parse_skipped;   /* on_parse_error SKIP: records dropped */
+} tfn_pipeline_stats;
+
+/* Fills *out (zeros for a NULL p). Threads: as tfn_pipeline_next(). */
+TFN_API void tfn_pipeline_stats_get(const tfn_pipeline *p, tfn_pipeline_stats *out);
+
+/* Stops the workers (also those waiting for room or reading: they stop at their next
+ * record), joins them, closes every input and frees the pipeline. Batches already
+ * handed out stay valid until their own tfn_pipeline_batch_free(). Safe at any time
+ * (not concurrently with another call on p); NULL is accepted. */
+TFN_API void tfn_pipeline_free(tfn_pipeline *p);
+
+/* Number of records in the batch (>= 1). */
+TFN_API size_t tfn_pipeline_batch_count(const tfn_pipeline_batch *b);
+
+/* The batch's records, back to back: record i is data[offsets[i] .. offsets[i+1])
+ * (offsets has count + 1 entries, offsets[0] == 0). With a spec these are the records
+ * that were parsed (dropped ones excluded). Views valid until the batch is freed;
+ * *data may be NULL when the records are all empty. */
+TFN_API void tfn_pipeline_batch_records(const tfn_pipeline_batch *b, const uint8_t **data,
+                                        size_t *len, const uint64_t **offsets);
+
+/* Where record i of the batch came from: its input's index, its record index in that
+ * input and its byte offset there (in the decompressed stream). Any output may be
+ * NULL. @return TFN_OK, TFN_E_INVALID_ARG (i out of range). */
+TFN_API int tfn_pipeline_batch_origin(const tfn_pipeline_batch *b, size_t i, size_t *input,
+                                      uint64_t *record_index, uint64_t *offset);
+
+/* Feature j of a parsed batch, as tfn_parser_fill() would write it for these records:
+ *   dtype:   the output dtype (TFN_INT64, TFN_INT32, TFN_FLOAT32, or TFN_BYTES, whose
+ *            values are tfn_bytes views into the batch's records or the spec's
+ *            default);
+ *   values:  `count` elements, row-major: FixedLen [n, shape...], FixedLenSequence
+ *            [n, rows, shape...]; 64-byte aligned; NULL when count is 0;
+ *   rows:    FixedLenSequence: rows per record (the batch's longest, or max_rows);
+ *            FixedLen: 1;
+ *   mask, lengths: with the masks option, for FixedLenSequence features (n * rows
+ *            bytes, n int64: rows each record really had), else NULL.
+ * Views valid until the batch is freed. */
+typedef struct tfn_pipeline_column {
+    int dtype;
+    const void *values;
+    size_t count;
+    size_t rows;
+    const uint8_t *mask;
+    const int64_t *lengths;
+} tfn_pipeline_column;
+
+/* @return TFN_OK; TFN_E_INVALID_ARG (a raw batch: no spec, or j >= the spec's size). */
+TFN_API int tfn_pipeline_batch_column(const tfn_pipeline_batch *b, size_t j,
+                                      tfn_pipeline_column *out);
+
+/* Gives the batch's memory back to its pipeline for reuse (or frees it once the
+ * pipeline is gone). NULL is accepted. Thread-safe. */
+TFN_API void tfn_pipeline_batch_free(tfn_pipeline_batch *b);
 
 /* ==================================================================================
  * MARK: Padding - ragged rows into dense arrays (keras pad_sequences)

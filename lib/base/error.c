@@ -110,6 +110,7 @@ const char *tfn_status_str(int status)
     switch (status) {
     case TFN_OK: return "TFN_OK";
     case TFN_END: return "TFN_END";
+    case TFN_TIMEOUT: return "TFN_TIMEOUT";
     case TFN_E_INVALID_ARG: return "TFN_E_INVALID_ARG";
     case TFN_E_NOMEM: return "TFN_E_NOMEM";
     case TFN_E_BUF_TOO_SMALL: return "TFN_E_BUF_TOO_SMALL";

@@ -1,0 +1,150 @@
+/*
+ * pipeline_internal.h - the pieces of a tfn_pipeline shared by its files:
+ *   pipeline_source.c  the interleaved inputs (TensorFlow's interleave order),
+ *   pipeline_batch.c   batch memory (a recycled pool) and parsing into a batch,
+ *   pipeline.c         the worker threads, the ordered hand-over and the public calls.
+ */
+#ifndef TFN_PIPELINE_INTERNAL_H
+#define TFN_PIPELINE_INTERNAL_H
+
+#include "../base/tfn_internal.h"
+#include "../example/parse_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* Where a record came from (messages name it; tfn_pipeline_batch_origin). */
+typedef struct tfn__origin {
+    size_t input;
+    uint64_t index;
+    uint64_t offset;
+} tfn__origin;
+
+typedef struct tfn__batch_pool tfn__batch_pool;
+
+struct tfn_pipeline_batch {
+    tfn__batch_pool *pool;
+    tfn_pipeline_batch *next_free;
+    uint64_t seq;  /* position in the stream of batches */
+    int status;    /* TFN_OK, or the error this batch stands for */
+    tfn_error err; /* filled when status < 0 */
+    size_t n;      /* records */
+    uint8_t *data; /* records back to back */
+    size_t data_len, data_cap;
+    uint64_t *offsets; /* n + 1 */
+    size_t offsets_cap;
+    tfn__origin *origin; /* n */
+    size_t origin_cap;
+    tfn_bytes *views; /* n, parsed batches: into data */
+    size_t views_cap;
+    uint8_t *block; /* every output of a parsed batch, each 64-byte aligned */
+    size_t block_cap;
+    tfn_pipeline_column *cols; /* spec size, NULL for raw batches */
+    size_t ncols;
+};
+
+/* Batches are recycled so that a warm pipeline reuses memory that is already mapped.
+ * The pool outlives the pipeline while the caller still holds batches. */
+struct tfn__batch_pool {
+    pthread_mutex_t mu;
+    tfn__alloc alloc;
+    tfn_pipeline_batch *free_list;
+    size_t nfree, max_free;
+    size_t live;  /* batches in existence (in use or in free_list) */
+    bool closed;  /* the pipeline is gone: returning batches are freed */
+    size_t ncols; /* columns per batch */
+};
+
+int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t max_free,
+                  tfn__batch_pool **out);
+/* A batch with n == 0 (recycled memory kept), or NULL when memory runs out. */
+tfn_pipeline_batch *tfn__pool_get(tfn__batch_pool *pool);
+void tfn__pool_put(tfn_pipeline_batch *b);
+/* The pipeline lets go of the pool: it goes away with its last batch. */
+void tfn__pool_close(tfn__batch_pool *pool);
+
+/* Appends one record (copied) to a batch. */
+int tfn__batch_append(tfn_pipeline_batch *b, const uint8_t *data, size_t len,
+                      const tfn__origin *origin, tfn_error *err);
+
+/* What a worker keeps between batches. */
+typedef struct tfn__worker {
+    struct tfn_pipeline *pipe;
+    tfn_parser *parser; /* NULL for raw batches */
+    tfn_output *outs;   /* spec size */
+    pthread_t thread;
+    bool started;
+} tfn__worker;
+
+/* Parses the records of b into its columns. On a parse error with the RAISE policy,
+ * b becomes that error (status, err); with SKIP the failing records are dropped and
+ * *skipped counts them. Returns TFN_OK, or TFN_E_NOMEM (b's status set too). */
+int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped);
+
+/* One input of the interleave cycle. */
+typedef struct tfn__cycle_slot {
+    tfn_record_reader *reader; /* NULL: empty slot */
+    size_t input;
+} tfn__cycle_slot;
+
+struct tfn_pipeline {
+    tfn__alloc alloc;
+    /* options (copied) */
+    char **paths;           /* ninputs, or NULL */
+    const tfn_bytes *buffers;
+    char **names;           /* ninputs (entries may be NULL), or NULL */
+    size_t ninputs;
+    int compression;
+    size_t buffer_size;
+    size_t cycle_length, block_length;
+    int deterministic;
+    size_t batch_size;
+    int drop_remainder;
+    const tfn_spec *spec;
+    unsigned parse_flags;
+    int64_t max_rows;
+    int masks;
+    int on_damage, on_parse_error;
+
+    /* reading: guarded by read_mu (one worker reads a whole batch at a time) */
+    pthread_mutex_t read_mu;
+    tfn__cycle_slot *cycle;
+    size_t cycle_index, block_index, next_input, num_open;
+    uint64_t next_seq;
+    bool reading_done;
+    uint64_t records_read;
+    uint64_t closed_regions, closed_bytes; /* skipped in inputs already closed */
+
+    /* hand-over: guarded by mu */
+    pthread_mutex_t mu;
+    pthread_cond_t cv_ready; /* a batch was placed, or the end is known */
+    pthread_cond_t cv_space; /* room in the window, or stop */
+    tfn_pipeline_batch **slots; /* window entries: finished batches */
+    size_t window;              /* prefetch + workers */
+    size_t outstanding;         /* batches reserved, being made, or waiting */
+    uint64_t next_out;          /* deterministic: the seq handed out next */
+    bool done;                  /* the inputs are exhausted; end_seq is known */
+    uint64_t end_seq;           /* seqs below it are (or were) batches */
+    int fatal;                  /* a worker could not get memory for a batch */
+    tfn_error fatal_err;
+    uint64_t batches_out, parse_skipped;
+    atomic_bool stop;
+
+    tfn__worker *workers;
+    size_t nworkers;
+    tfn__batch_pool *pool;
+};
+
+/* Reads the next record in interleave order (caller holds read_mu). *data and *len are a
+ * view valid until the next call. TFN_END when every input is done. Errors are the
+ * reader's (the failing input is closed) or an open error. */
+int tfn__source_next(struct tfn_pipeline *p, const uint8_t **data, size_t *len,
+                     tfn__origin *origin, tfn_error *err);
+
+/* Closes every open input (caller holds read_mu or is the last user). */
+void tfn__source_close_all(struct tfn_pipeline *p);
+
+/* Name of input i for messages (NULL for an unnamed buffer). */
+const char *tfn__source_name(const struct tfn_pipeline *p, size_t i);
+
+#endif /* TFN_PIPELINE_INTERNAL_H */
