@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,8 +140,11 @@ static int fail_sticky(tfn_record_writer *w, int rc, tfn_error *err)
     if (rc == TFN_E_LIMIT || rc == TFN_E_INVALID_ARG)
         return rc; /* the caller's record or arguments, not the sink */
     w->failed = rc;
-    if (w->io.kind == TFN__IO_FD && w->io.fd >= 0) {
-        /* Nothing more is written, so the file offset need not follow. */
+    struct stat st;
+    if (w->io.kind == TFN__IO_FD && w->io.fd >= 0 && fstat(w->io.fd, &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+        /* Nothing more is written, so the file offset need not follow. (A device or
+         * a pipe cannot be cut back: what went out is gone.) */
         if (ftruncate(w->io.fd, (off_t)w->sent_bytes) != 0 && err)
             tfn__append(err, "; could not cut the file back to %" PRIu64 " bytes",
                         w->sent_bytes);
