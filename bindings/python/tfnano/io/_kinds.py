@@ -397,21 +397,20 @@ def _sparse_feature(key, f, var, n, single):
     from ..sparse import SparseTensor, reorder
     idx_keys = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
     values = var[f.value_key]
-    vsplits = var[f.value_key + "\0splits"]
     sizes = [f.size] if np.ndim(f.size) == 0 else list(f.size)
     cols = []
     for ik in idx_keys:
         ids = var[ik]
-        if len(ids) != len(values):
-            raise _invalid("ConcatOp : Dimension 0 in both shapes must be equal: shape[0] = "
-                           "[%d,%d] vs. shape[1] = [%d,1]"
-                           % (len(values), 0 if single else 1, len(ids)))
+        if len(ids) != len(values):  # TF's static shape check of the merge
+            raise ValueError("Dimensions %d and %d are not compatible"
+                             % (len(ids), len(values)))
         cols.append(ids.astype(np.int64))
     if single:
         ind = np.stack(cols, axis=1) if cols else np.zeros((len(values), 0), np.int64)
         shape = np.asarray(sizes, dtype=np.int64)
     else:
-        lengths = np.diff(vsplits)
+        # TF keeps the example ids of the first index key's entries
+        lengths = np.diff(var[idx_keys[0] + "\0splits"])
         rowids = np.repeat(np.arange(n, dtype=np.int64), lengths)
         ind = np.stack([rowids] + cols, axis=1)
         shape = np.asarray([n] + [int(s) for s in sizes], dtype=np.int64)
@@ -475,8 +474,7 @@ def _batched_partition(rt, part, var, key, validate, sdt):
                                "requested shape requires a multiple of %d"
                                % (len(vals), length))
             inner = vals.reshape((-1, length) + vals.shape[1:])
-        if np.any(splits % length):
-            raise _invalid("Feature %s: values and partitions are not aligned" % key)
+        # as TF: row splits divided by the length, alignment unchecked
         return RaggedTensor(inner, as_tensor((splits // length).astype(sdt)))
     pvals = var[part.key].astype(np.int64)
     psplits = var[part.key + "\0splits"]
@@ -487,11 +485,7 @@ def _batched_partition(rt, part, var, key, validate, sdt):
     if name in ("RowSplits", "RowLimits"):
         if name == "RowSplits":
             keep = np.ones(len(pvals), dtype=bool)
-            firsts = psplits[:-1][plengths > 0]
-            keep[firsts] = False
-            if np.any(pvals[firsts] != 0):
-                raise _invalid("Arguments to from_row_splits do not form a valid "
-                               "RaggedTensor:zero")
+            keep[psplits[:-1][plengths > 0]] = False  # TF drops each first split unseen
             pvals = pvals[keep]
             plengths = np.maximum(plengths - 1, 0)
             starts = np.repeat(splits[:-1], plengths)
@@ -526,8 +520,9 @@ def _batched_partition(rt, part, var, key, validate, sdt):
         outer_lengths = nrows
     else:
         raise ValueError("Unhandled partition type %r" % (part,))
-    if inner_splits.size and (inner_splits[0] != 0 or np.any(np.diff(inner_splits) < 0)
-                              or inner_splits[-1] != nvals):
+    no_rows_ok = name == "RowStarts" and len(inner_splits) == 1  # TF checks nothing
+    if not no_rows_ok and (inner_splits[0] != 0 or np.any(np.diff(inner_splits) < 0)
+                           or inner_splits[-1] != nvals):
         raise _invalid("Feature %s: partition %s does not match the values (a RaggedTensor "
                        "needs non-decreasing row splits from 0 to %d)" % (key, name, nvals))
     inner = RaggedTensor(rt._values, as_tensor(inner_splits.astype(sdt)))

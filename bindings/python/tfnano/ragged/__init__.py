@@ -54,9 +54,10 @@ class RaggedTensor:
     def from_row_splits(cls, values, row_splits, name=None, validate=True):
         values = _array(values)
         splits = np.ascontiguousarray(_array(row_splits), dtype=_splits_dtype(row_splits, None))
-        if splits.ndim != 1 or splits.size == 0:
-            raise ValueError("row_splits must be a non-empty vector, got shape %s"
-                             % (splits.shape,))
+        if splits.ndim != 1:
+            raise ValueError("Shape %s must have rank 1" % (splits.shape,))
+        if splits.size == 0:  # TF reads row_splits[0]
+            raise _invalid("slice index 0 of dimension 0 out of bounds.")
         if validate:
             if splits[0] != 0:
                 raise _invalid("Arguments to from_row_splits do not form a valid "
@@ -91,7 +92,9 @@ class RaggedTensor:
         dt = _splits_dtype(row_starts, None)
         values = _array(values)
         splits = np.concatenate([starts.astype(dt), np.asarray([_nvals(values)], dtype=dt)])
-        if validate and len(starts) and starts[0] != 0:
+        if not len(starts):  # no rows: TF checks nothing (row_splits is [nvals])
+            return cls(values, as_tensor(splits))
+        if validate and starts[0] != 0:
             raise _invalid("Arguments to from_row_starts do not form a valid "
                            "RaggedTensor:zero")
         return cls.from_row_splits(values, splits, validate=validate)
