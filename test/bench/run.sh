@@ -26,6 +26,7 @@ PY_BENCHES=(bench_example.py bench_python.py)
 C_BENCHES+=(bench_record)
 C_BENCHES+=(bench_pad)
 PY_BENCHES+=(bench_record.py)
+PY_BENCHES+=(bench_image.py)
 
 MODE=${MODE:-release}
 LIB=build/$MODE/libtfnano.a

@@ -54,7 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.crop_height = (int32_t)(1 + (uint32_t)(a * 7u) % (h - (uint32_t)o.crop_y));
         o.crop_width = (int32_t)(1 + (uint32_t)(b * 13u) % (w - (uint32_t)o.crop_x));
         prc = tfn_image_probe(img, len, &o, &info, &err);
-        CHECK(prc == TFN_OK || prc == TFN_E_LIMIT);
+        if (tfn_image_format_of(img, len) == TFN_IMAGE_JPEG)
+            CHECK(prc == TFN_OK || prc == TFN_E_LIMIT);
+        else
+            CHECK(prc == TFN_E_INVALID_ARG); /* crop is for JPEG only */
     }
     if (prc == TFN_OK) {
         size_t need = (size_t)info.out_height * info.out_width * (size_t)info.out_channels *

@@ -231,3 +231,24 @@ def test_traced_map_runs_batched_with_per_record_values():
     for i, r in enumerate(records):
         img, lab = parse(r)
         assert np.array_equal(images[i], img) and labels[i] == lab
+
+
+def test_traced_pipeline_dct_scaling_switch():
+    datas = [pil_bytes(scene(256, 256, i), "JPEG", quality=90) for i in range(3)]
+    records = np.array([example_bytes(d, i) for i, d in enumerate(datas)], object)
+    spec = {"image": tf.io.FixedLenFeature([], tf.string)}
+
+    def fn(serialized):
+        ex = tf.io.parse_single_example(serialized, spec)
+        return tf.image.resize(tf.image.decode_jpeg(ex["image"], channels=3), [64, 64])
+
+    graph = _trace.trace(fn, _trace.Spec(object, ()), call_args=False)
+    exact = graph.run(records, batched=True)
+    old = tfi.enable_dct_scaling(True)
+    try:
+        fast = graph.run(records, batched=True)
+    finally:
+        tfi.enable_dct_scaling(old)
+    assert fast.shape == exact.shape and not np.array_equal(fast, exact)
+    assert np.abs(fast - exact).mean() < 5.0  # 0..255 scale
+    assert np.array_equal(graph.run(records, batched=True), exact)

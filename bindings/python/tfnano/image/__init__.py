@@ -5,7 +5,7 @@ NHWC or NCHW, for PyTorch users. See docs/images.md.
 
 Inside a tf.data map function these ops are traced: ``parse -> decode_jpeg -> resize
 -> / 255`` followed by ``batch(n)`` runs as one threaded C call per batch."""
-from ._batch import DecodedBatch, decode_batch  # noqa: F401
+from ._batch import DecodedBatch, decode_batch, enable_dct_scaling  # noqa: F401
 from ._codec import encode_jpeg, encode_png  # noqa: F401
 from ._ops import (ResizeMethod, central_crop, convert_image_dtype,  # noqa: F401
                    decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png,

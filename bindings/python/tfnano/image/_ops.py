@@ -2,8 +2,6 @@
 traceable so that a tf.data map function using them runs batched in C (see
 tfnano/_trace.py): decode_* batched gives a DecodedBatch, and resize of a DecodedBatch
 is one fused, threaded decode -> resize call."""
-import math
-
 import numpy as np
 
 from .. import dtypes as _dt
@@ -11,9 +9,6 @@ from .. import errors
 from .._trace import Spec, Symbol, traceable
 from .._tensor import Tensor
 from . import _batch, _codec
-
-_U8 = np.dtype(np.uint8)
-
 
 def _invalid(msg):
     return errors.InvalidArgumentError(None, None, msg)
@@ -116,8 +111,6 @@ def _decode_any(data, channels, d, jpeg_kw=None):
         if d == np.float32:
             return (img.astype(np.float32) * np.float32(1.0 / 255)).view(Tensor)
         return img
-    if channels == 2:  # TF's PNG decoder accepts gray+alpha
-        pass
     img = _codec.decode(data, _codec.decode_options(channels=channels,
                                                     uint16=d != np.uint8))
     if d == np.float32:
@@ -268,7 +261,7 @@ def _resize_batch(images, size, method="bilinear", preserve_aspect_ratio=False,
             opt = _codec.decode_options(channels=ch, **kw)
             bo = _batch.batch_options(size, ch, method=method,
                                       dtype="uint8" if method == "nearest" else "float32",
-                                      decode_opt=opt)
+                                      decode_opt=opt, dct_scale=_batch.SETTINGS["dct_scaling"])
             return _batch.decode_resize(images.contents, bo)
     if isinstance(images, (list, tuple, _batch.DecodedBatch)):
         imgs = list(images)
@@ -434,5 +427,3 @@ def central_crop(image, central_fraction):
     out = a[..., top:h - top, left:w - left, :]
     return out.view(Tensor)
 
-
-del math
