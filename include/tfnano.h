@@ -969,7 +969,7 @@ TFN_API int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *
 TFN_API int tfn_pipeline_next(tfn_pipeline *p, int64_t timeout_ms,
                               tfn_pipeline_batch **batch, tfn_error *err);
 
-/* Counters of a pipeline so far. */
+/* Counters of a pipeline, as of the last batch its workers finished reading. */
 typedef struct tfn_pipeline_stats {
     uint64_t records_read;    /* records read from the inputs (also those dropped) */
     uint64_t batches;         /* batches handed out by tfn_pipeline_next() */
@@ -982,9 +982,12 @@ typedef struct tfn_pipeline_stats {
 TFN_API void tfn_pipeline_stats_get(const tfn_pipeline *p, tfn_pipeline_stats *out);
 
 /* Stops the workers (also those waiting for room or reading: they stop at their next
- * record), joins them, closes every input and frees the pipeline. Batches already
- * handed out stay valid until their own tfn_pipeline_batch_free(). Safe at any time
- * (not concurrently with another call on p); NULL is accepted. */
+ * record), joins them, closes every input and frees the pipeline. A worker blocked in
+ * a read or open that has not returned after a second (a FIFO with no writer, a hung
+ * network file system) is let go instead: it closes its input and frees the rest when
+ * that call returns. Batches already handed out stay valid until their own
+ * tfn_pipeline_batch_free(). Safe at any time (not concurrently with another call on
+ * p); NULL is accepted. */
 TFN_API void tfn_pipeline_free(tfn_pipeline *p);
 
 /* Number of records in the batch (>= 1). */

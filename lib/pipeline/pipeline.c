@@ -67,9 +67,8 @@ static void place_locked(struct tfn_pipeline *p, tfn_pipeline_batch *b)
     pthread_cond_signal(&p->cv_ready);
 }
 
-static void *worker_main(void *arg)
+static void worker_loop(tfn__worker *w)
 {
-    tfn__worker *w = arg;
     struct tfn_pipeline *p = w->pipe;
     for (;;) {
         pthread_mutex_lock(&p->mu);
@@ -77,7 +76,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&p->cv_space, &p->mu);
         if (atomic_load(&p->stop) || p->done) {
             pthread_mutex_unlock(&p->mu);
-            return NULL;
+            return;
         }
         p->outstanding++;
         pthread_mutex_unlock(&p->mu);
@@ -92,7 +91,7 @@ static void *worker_main(void *arg)
             place_locked(p, NULL);
             pthread_cond_broadcast(&p->cv_ready);
             pthread_mutex_unlock(&p->mu);
-            return NULL;
+            return;
         }
 
         pthread_mutex_lock(&p->read_mu);
@@ -102,7 +101,7 @@ static void *worker_main(void *arg)
             pthread_mutex_lock(&p->mu);
             place_locked(p, NULL);
             pthread_mutex_unlock(&p->mu);
-            return NULL;
+            return;
         }
         b->seq = p->next_seq++;
         tfn__clear_error(&b->err);
@@ -120,6 +119,16 @@ static void *worker_main(void *arg)
         bool end = rc == TFN_END;
         if (end)
             p->reading_done = true;
+        uint64_t records = p->records_read, regions = p->closed_regions,
+                 bytes = p->closed_bytes;
+        for (size_t i = 0; i < p->cycle_length; i++) {
+            if (p->cycle[i].reader) {
+                uint64_t r = 0, by = 0;
+                tfn_record_reader_skipped(p->cycle[i].reader, &r, &by);
+                regions += r;
+                bytes += by;
+            }
+        }
         pthread_mutex_unlock(&p->read_mu);
 
         bool keep = true;
@@ -139,6 +148,9 @@ static void *worker_main(void *arg)
 
         pthread_mutex_lock(&p->mu);
         p->parse_skipped += skipped;
+        p->seen_records = records;
+        p->seen_regions = regions;
+        p->seen_bytes = bytes;
         if (end) {
             p->done = true;
             p->end_seq = keep ? b->seq + 1 : b->seq;
@@ -150,6 +162,27 @@ static void *worker_main(void *arg)
         if (!keep)
             tfn__pool_put(b);
     }
+}
+
+static void pipeline_destroy(struct tfn_pipeline *p, bool locks);
+
+/* Drops one reference (mu not held); the last one frees the pipeline. */
+static void release(struct tfn_pipeline *p)
+{
+    pthread_mutex_lock(&p->mu);
+    bool last = --p->refs == 0;
+    pthread_mutex_unlock(&p->mu);
+    if (last)
+        pipeline_destroy(p, true);
+}
+
+static void *worker_main(void *arg)
+{
+    tfn__worker *w = arg;
+    struct tfn_pipeline *p = w->pipe;
+    worker_loop(w);
+    release(p);
+    return NULL;
 }
 
 /* ---------------------------------------------------------------- new / free */
@@ -243,6 +276,9 @@ static int start_workers(struct tfn_pipeline *p, size_t n, tfn_error *err)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_mutex_lock(&p->mu);
+    p->refs += n;
+    pthread_mutex_unlock(&p->mu);
     int sys = 0;
     size_t started = 0;
     for (size_t i = 0; i < n; i++) {
@@ -253,6 +289,9 @@ static int start_workers(struct tfn_pipeline *p, size_t n, tfn_error *err)
         started++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_lock(&p->mu);
+    p->refs -= n - started;
+    pthread_mutex_unlock(&p->mu);
     if (started == 0) {
         int rc = tfn__fail(err, TFN_E_IO, "cannot start a pipeline thread: %s",
                            tfn_status_str(TFN_E_IO));
@@ -263,16 +302,25 @@ static int start_workers(struct tfn_pipeline *p, size_t n, tfn_error *err)
     return TFN_OK;
 }
 
-static void stop_and_join(struct tfn_pipeline *p)
+/* Stops the workers and waits up to a second for them. One still running then is
+ * blocked in a read or open that does not return (a FIFO, a hung network file system):
+ * it is detached and frees the pipeline itself when that call returns. */
+static void stop_and_wait(struct tfn_pipeline *p)
 {
     pthread_mutex_lock(&p->mu);
     atomic_store(&p->stop, true);
     pthread_cond_broadcast(&p->cv_space);
     pthread_cond_broadcast(&p->cv_ready);
     pthread_mutex_unlock(&p->mu);
-    for (size_t i = 0; i < p->nworkers; i++)
-        if (p->workers[i].started)
-            pthread_join(p->workers[i].thread, NULL);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 1;
+    for (size_t i = 0; i < p->nworkers; i++) {
+        if (!p->workers[i].started)
+            continue;
+        if (pthread_timedjoin_np(p->workers[i].thread, NULL, &deadline) != 0)
+            pthread_detach(p->workers[i].thread);
+    }
 }
 
 static void pipeline_destroy(struct tfn_pipeline *p, bool locks)
@@ -336,6 +384,7 @@ int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
         return tfn__fail(err, TFN_E_NOMEM, "out of memory");
     memset(p, 0, sizeof *p);
     p->alloc = a;
+    p->refs = 1;
     atomic_init(&p->stop, false);
     if (init_locks(p) != TFN_OK) {
         tfn__free(&a, p);
@@ -382,8 +431,8 @@ int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
     if (rc == TFN_OK)
         rc = start_workers(p, nworkers, err);
     if (rc < 0) {
-        stop_and_join(p);
-        pipeline_destroy(p, true);
+        stop_and_wait(p);
+        release(p);
         return rc;
     }
     *out = p;
@@ -394,8 +443,8 @@ void tfn_pipeline_free(tfn_pipeline *p)
 {
     if (!p)
         return;
-    stop_and_join(p);
-    pipeline_destroy(p, true);
+    stop_and_wait(p);
+    release(p);
 }
 
 /* ---------------------------------------------------------------- next / stats */
@@ -511,20 +560,10 @@ void tfn_pipeline_stats_get(const tfn_pipeline *cp, tfn_pipeline_stats *out)
     if (!cp)
         return;
     struct tfn_pipeline *p = (struct tfn_pipeline *)(uintptr_t)cp;
-    pthread_mutex_lock(&p->read_mu);
-    out->records_read = p->records_read;
-    out->damaged_regions = p->closed_regions;
-    out->damaged_bytes = p->closed_bytes;
-    for (size_t i = 0; i < p->cycle_length; i++) {
-        if (p->cycle[i].reader) {
-            uint64_t r = 0, b = 0;
-            tfn_record_reader_skipped(p->cycle[i].reader, &r, &b);
-            out->damaged_regions += r;
-            out->damaged_bytes += b;
-        }
-    }
-    pthread_mutex_unlock(&p->read_mu);
     pthread_mutex_lock(&p->mu);
+    out->records_read = p->seen_records;
+    out->damaged_regions = p->seen_regions;
+    out->damaged_bytes = p->seen_bytes;
     out->batches = p->batches_out;
     out->parse_skipped = p->parse_skipped;
     pthread_mutex_unlock(&p->mu);

@@ -128,7 +128,12 @@ struct tfn_pipeline {
     int fatal;                  /* a worker could not get memory for a batch */
     tfn_error fatal_err;
     uint64_t batches_out, parse_skipped;
+    /* the reading counters as of the last batch read (stats never wait for read_mu,
+       which a worker stuck in I/O may hold) */
+    uint64_t seen_records, seen_regions, seen_bytes;
     atomic_bool stop;
+    size_t refs; /* under mu: the handle, plus each worker still running; the last
+                    one out frees the pipeline (a worker stuck in I/O is let go) */
 
     tfn__worker *workers;
     size_t nworkers;

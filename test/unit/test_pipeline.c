@@ -1040,6 +1040,37 @@ static void test_timeout(void)
     free_inputs(&in);
 }
 
+/* A worker blocked in an open() that never returns (a FIFO without a writer): free
+ * lets it go after its wait and the worker frees the pipeline once the call returns. */
+static void test_free_while_stuck_in_io(void)
+{
+    char dir[] = "/tmp/tfn_fifo_XXXXXX";
+    REQUIRE(mkdtemp(dir) != NULL);
+    char path[64];
+    snprintf(path, sizeof path, "%s/stuck.fifo", dir);
+    REQUIRE(mkfifo(path, 0600) == 0);
+    const char *paths[1] = {path};
+    tfn_pipeline_options o;
+    tfn_pipeline_options_init(&o);
+    o.paths = paths;
+    o.ninputs = 1;
+    o.batch_size = 2;
+    tfn_pipeline *p;
+    REQUIRE(tfn_pipeline_new(&o, NULL, &p, NULL) == TFN_OK);
+    tfn_pipeline_batch *b;
+    CHECK_EQ_INT(tfn_pipeline_next(p, 10, &b, NULL), TFN_TIMEOUT);
+    tfn_pipeline_free(p); /* returns although the worker is still in open() */
+    /* let the worker's open() return so that it can finish and free the pipeline */
+    int fd = open(path, O_WRONLY);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Many pipelines at once, each drained by its own thread (TSan's workout). */
 typedef struct drain_job {
     const inputs *in;
@@ -1106,6 +1137,7 @@ int main(void)
     RUN(test_missing_file_then_next);
     RUN(test_free_while_blocked);
     RUN(test_timeout);
+    RUN(test_free_while_stuck_in_io);
     RUN(test_concurrent_pipelines);
     return harness_finish();
 }
