@@ -139,6 +139,10 @@ def main(argv=None):
     add("W1 parse", "tfnano tf.io.parse_example (int64 out)",
         best(lambda: [tf.io.parse_example(b, feats) for b in batches], args.repeat),
         nbatches * BATCH)
+    add("W1 parse", "tfnano tf.io.parse_example + tf.cast int32 (as notebooks do)",
+        best(lambda: [{k: tf.cast(v, tf.int32) if v.dtype == np.int64 else v
+                       for k, v in tf.io.parse_example(b, feats).items()} for b in batches],
+             args.repeat), nbatches * BATCH)
     if tfr is not None:
         tfeats = {k: tfr.io.FixedLenFeature(v.shape, tfr.int64 if v.dtype == tf.int64
                                             else tfr.float32) for k, v in feats.items()}
@@ -289,19 +293,56 @@ def main(argv=None):
         if t_tf is not None:
             add("import", "import tensorflow", t_tf, 1)
 
+    # ---- W4: pipelines as written, in a child with TensorFlow's default threading
+    w4 = run_w4(quick=os.environ.get("BENCH_QUICK") == "1")
     table = ratios(rows)
     print()
     print(table)
+    if w4:
+        import bench_w4
+        print()
+        print(bench_w4.table(w4))
     print()
-    for line in summary(rows):
+    lines = summary(rows)
+    if w4:
+        import bench_w4
+        lines += bench_w4.summary(w4)
+    for line in lines:
         print("summary: " + line)
     if args.docs:
+        w4_text = ""
+        if w4:
+            import bench_w4
+            w4_text = ("\n\n## W4: tf.data pipelines as notebooks write them\n\n"
+                       "Code verbatim (test/bench/bench_w4.py), TensorFlow and tfnano in one "
+                       "process with TensorFlow's default threading, the process pinned "
+                       "to 1 or 2 cores; records/s (best of the runs) and the peak "
+                       "resident memory the case added.\n\n" + bench_w4.table(w4))
         (ROOT / "docs" / "python-bench.md").write_text(
             "# Python API benchmarks\n\nMeasured by `test/bench/bench_python.py` on a shared "
             "2-core VM (noisy: compare ratios within one run; repeated runs moved "
-            "ratios by up to 2x).\n\n" + header + "\n\n" + table + "\n\nTargets of the "
-            "issue:\n\n" + "\n".join("- " + x for x in summary(rows)) + "\n")
+            "ratios by up to 2x).\n\n" + header + "\n\n" + table + w4_text +
+            "\n\nTargets of the issue:\n\n" + "\n".join("- " + x for x in lines) + "\n")
         (ROOT / "docs" / "python-bench.svg").write_text(svg(rows))
+    return rows
+
+
+def run_w4(quick=False):
+    """bench_w4.py in a child process (its own TensorFlow, default threading)."""
+    import json
+    cmd = [sys.executable, str(Path(__file__).resolve().parent / "bench_w4.py"), "--json"]
+    if quick:
+        cmd.append("--quick")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print("bench_w4 failed:\n" + r.stderr[-2000:])
+        return []
+    rows = json.loads(r.stdout.strip().splitlines()[-1])["rows"]
+    for x in rows:
+        print("  %-10s %-58s %10.0f records/s (%d core(s)), +%.0f MB RSS"
+              % ("W4", x["work"] + ": " + x["who"], x["records_per_s"], x["cores"],
+                 x["peak_rss_mb"]))
     return rows
 
 
@@ -343,6 +384,8 @@ def summary(rows):
         ("W1 parse int32 vs TF parse_example", "TensorFlow tf.io.parse_example",
          "tfnano Parser", 2),
         ("W1 parse int32 vs example_pb2+numpy", "protobuf example_pb2", "tfnano Parser", 50),
+        ("W1 parse_example + cast int32 vs example_pb2+numpy", "protobuf example_pb2",
+         "tfnano tf.io.parse_example + tf.cast", 50),
         ("W1 serialize columns vs TF tf.train.Example", "TensorFlow tf.train",
          "tfnano serialize_columns", 50),
         ("W1 per-record tf.train.Example vs TF's", "TensorFlow tf.train",

@@ -475,13 +475,15 @@ def _bytes_objects(views_arr, count):
     out = np.empty(count, dtype=object)
     if count == 0:
         return out
-    if count <= 32:  # a few strings: one slice each beats the copy-out call
+    lens = views_arr[:, 1].astype(np.int64)
+    total = int(lens.sum())
+    if count <= 32 or total >= count * 4096:
+        # a few strings, or big ones (images): one slice each, a single copy, beats
+        # the copy-out call (which copies twice more to make the bytes objects)
         buffer, cast = ffi.buffer, ffi.cast
         out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
                   for p, ln in views_arr.tolist()]
         return out
-    lens = views_arr[:, 1].astype(np.int64)
-    total = int(lens.sum())
     buf = bytearray(total)
     offs = np.zeros(count + 1, dtype=np.uint64)
     needed = ffi.new("size_t *")
@@ -720,6 +722,27 @@ def parse_single_example(serialized, features, example_names=None, name=None):
                single=True)
 
 
+def _parser_infer(parser, serialized, names=None):
+    shape = serialized.spec.shape
+    if shape is None or len(shape) != 1:
+        raise _TraceError("Parser.parse() needs a 1-D batch of records")
+    out = {}
+    spec = parser._spec
+    for c, od in zip(spec.configs, spec.out_dtype):
+        dtype = object if od == lib.TFN_BYTES else _NP_OUT[od]
+        rows = () if not c.seq else (spec.maxlen,)
+        out[c.key] = _TSpec(dtype, tuple(shape) + rows + tuple(c.shape))
+        if c.seq and spec.masks:
+            out[c.key + "_mask"] = _TSpec(np.bool_, tuple(shape) + rows)
+            out[c.key + "_length"] = _TSpec(np.int64, tuple(shape))
+    return out
+
+
+@traceable("Parser.parse", batch=None, infer=_parser_infer)
+def _parser_parse(parser, serialized, names=None):
+    return parser.parse(serialized, names)
+
+
 class Parser:
     """The fast path: a compiled feature spec that parses whole batches straight into
     numpy arrays, in one C call per batch with the GIL released.
@@ -760,6 +783,8 @@ class Parser:
 
     def parse(self, serialized, names=None):
         """Parses a batch of serialized Examples -> {key: ndarray}."""
+        if isinstance(serialized, _Symbol):  # in a traced tf.data function
+            return _parser_parse(self, serialized, names)
         if self.num_threads > 1 and names is None:
             recs = _Records(serialized)
             if recs.n >= 64 * self.num_threads:

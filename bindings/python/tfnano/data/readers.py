@@ -18,7 +18,8 @@ from .._tensor import Tensor, as_tensor
 from . import plan
 from .plan import AUTOTUNE, UNKNOWN
 
-CHUNK = 256  # records per read call
+CHUNK = 256              # records read ahead per file, at most ...
+READ_BYTES = 1 << 20     # ... or this many bytes (at least one record)
 
 
 class RecordViews:
@@ -91,51 +92,63 @@ def scalar_string(b):
 
 
 class _Slot:
-    """One file of the cycle: its reader (opened on first use) and the chunk read."""
-    __slots__ = ("source", "reader", "done", "data", "base", "offs", "pos", "end", "mv",
-                 "ptrs", "lens")
+    """One file of the cycle: its reader (opened on first use) and the records read
+    ahead, as absolute (address, length) pairs into the buffers kept in `base`."""
+    __slots__ = ("source", "reader", "done", "error", "base", "pos", "end", "ptrs", "lens",
+                 "stats")
 
     def __init__(self, source):
         self.source = source
         self.reader = None
         self.done = False
+        self.error = None
+        self.stats = None
         self.pos = self.end = 0
-        self.data = None
+        self.base = None
 
     def avail(self):
         return self.end - self.pos
 
     def fill(self, opener):
-        """Reads the next chunk; marks the slot done at the end or on an error (which
-        is raised: tf.data then moves on to the next file)."""
+        """Reads the next records (at least CHUNK or READ_BYTES, or to the end); marks
+        the slot done at the end or on an error (raised once the records read before
+        it are taken: tf.data then moves on to the next file)."""
+        bases, ptrs, lens = [], [], []
+        count = nbytes = 0
         try:
             if self.reader is None:
                 self.reader = opener(self.source)
-            got = self.reader.read_batch(CHUNK)
-        except BaseException:
+                self.stats = getattr(opener, "stats", None)
+            while count < CHUNK and nbytes < READ_BYTES:
+                got = self.reader.read_batch(CHUNK - count)
+                if got is None:
+                    self.finish()
+                    break
+                data, offs = got
+                buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
+                bases.append((data, buf))
+                ptrs.append(offs[:-1].astype(np.uint64) +
+                            np.uint64(int(ffi.cast("uintptr_t", buf))))
+                lens.append(np.diff(offs).astype(np.uint64))
+                count += len(offs) - 1
+                nbytes += len(data)
+        except BaseException as e:
             self.finish()
-            raise
-        if got is None:
-            self.finish()
+            if not count:
+                raise
+            self.error = e  # raised once the records read before it are taken
+        if not count:
             return
-        data, offs = got
-        self.data = data
-        buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
-        base = int(ffi.cast("uintptr_t", buf))
-        self.base = (data, buf)
-        self.offs = offs
-        self.ptrs = offs[:-1].astype(np.uint64) + np.uint64(base)
-        self.lens = np.diff(offs).astype(np.uint64)
-        self.mv = None
-        self.pos, self.end = 0, len(offs) - 1
+        self.base = bases
+        self.ptrs = ptrs[0] if len(ptrs) == 1 else np.concatenate(ptrs)
+        self.lens = lens[0] if len(lens) == 1 else np.concatenate(lens)
+        self.pos, self.end = 0, count
 
     def take_bytes(self):
-        if self.mv is None:
-            self.mv = memoryview(self.data)
-        o = self.offs
         p = self.pos
         self.pos = p + 1
-        return bytes(self.mv[o[p]:o[p + 1]])
+        ln = int(self.lens[p])
+        return ffi.buffer(ffi.cast("char *", int(self.ptrs[p])), ln)[:] if ln else b""
 
     def take_views(self, count):
         p = self.pos
@@ -144,9 +157,10 @@ class _Slot:
 
     def finish(self):
         self.done = True
-        self.pos = self.end = 0
         r, self.reader = self.reader, None
         if r is not None:
+            if self.stats is not None:
+                self.stats.add(r)
             r.close()
 
 
@@ -175,6 +189,9 @@ class RecordSourceStage(plan.Stage):
             s = slots[self._i]
             if s.avail():
                 return s
+            if s.error is not None:
+                e, s.error = s.error, None
+                raise e  # the slot is done: the next call moves on
             if not s.done:
                 s.fill(self._opener)  # an error leaves the slot done: next call moves on
                 if s.avail():
@@ -248,16 +265,47 @@ class RecordSourceStage(plan.Stage):
         self._files = []
 
 
+class DamageStats:
+    """What on_damage="skip"/"warn" readers skipped, summed over the files read so
+    far (all passes)."""
+
+    def __init__(self):
+        self.skipped_records = 0
+        self.skipped_bytes = 0
+
+    def add(self, reader):
+        self.skipped_records += int(getattr(reader, "skipped_records", 0) or 0)
+        self.skipped_bytes += int(getattr(reader, "skipped_bytes", 0) or 0)
+
+    def __repr__(self):
+        return "DamageStats(skipped_records=%d, skipped_bytes=%d)" % (
+            self.skipped_records, self.skipped_bytes)
+
+
+class _Opener:
+    def __init__(self, compression, buffer_size, on_damage, stats):
+        self.args = (compression, buffer_size, on_damage)
+        self.stats = stats
+
+    def __call__(self, source):
+        from .._record import _open_reader
+        comp, size, on_damage = self.args
+        if on_damage == "raise":
+            return _open_reader(source, comp, size)
+        return _open_reader(source, comp, size, on_damage)
+
+
 class TFRecordNode(plan.Node):
     op = "TFRecordDataset"
 
-    def __init__(self, files, compression, buffer_size, cycle, on_damage=None):
+    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise"):
         super().__init__()
         self.files = files
         self.compression = compression
         self.buffer_size = buffer_size
         self.cycle = cycle
         self.on_damage = on_damage
+        self.stats = DamageStats()
 
     def cycle_length(self):
         from .execute import cpu_count
@@ -273,12 +321,12 @@ class TFRecordNode(plan.Node):
             a["compression"] = self.compression
         if self.cycle != 1:
             a["num_parallel_reads"] = self.cycle
+        if self.on_damage != "raise":
+            a["on_damage"] = self.on_damage
         return a
 
     def opener(self):
-        from .._record import _open_reader
-        comp, size = self.compression, self.buffer_size
-        return lambda f: _open_reader(f, comp, size)
+        return _Opener(self.compression, self.buffer_size, self.on_damage, self.stats)
 
     def stage(self, ctx):
         return RecordSourceStage(self.files, self.opener(), self.cycle_length(), 1)
@@ -313,12 +361,19 @@ def _tf_compression(compression_type):
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
-                    num_parallel_reads=None, name=None):
+                    num_parallel_reads=None, name=None, *, on_damage="raise"):
     """``tf.data.TFRecordDataset``: the records of the files, each a scalar string
     tensor. Files are read in order; with `num_parallel_reads` one record is taken
     from each of that many open files in turn (tf.data's interleave). Any Python file
-    object open for binary reading may stand in for a file name."""
+    object open for binary reading may stand in for a file name.
+
+    Beyond TensorFlow: ``on_damage="skip"`` resynchronises after a damaged record and
+    goes on with the good ones after it ("warn": the same, with a warning per damaged
+    range); ``"raise"`` (the default) is TensorFlow's DataLossError. The dataset's
+    ``damage`` attribute counts the records and bytes skipped so far."""
     from .dataset import Dataset
+    if on_damage not in ("raise", "skip", "warn"):
+        raise ValueError('on_damage must be "raise", "skip" or "warn", got %r' % (on_damage,))
     files = _filenames(filenames)
     comp = _tf_compression(compression_type)
     if buffer_size is not None and int(buffer_size) < 0 and int(buffer_size) != -1:
@@ -329,7 +384,10 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     if cycle == 0 or cycle < AUTOTUNE:
         raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
                                           "positive or AUTOTUNE, got %d" % cycle)
-    return Dataset(TFRecordNode(files, comp, bufsize, cycle))
+    node = TFRecordNode(files, comp, bufsize, cycle, on_damage)
+    ds = Dataset(node)
+    ds.damage = node.stats
+    return ds
 
 
 __all__ = ["TFRecordDataset", "RecordViews", "UNKNOWN"]

@@ -136,7 +136,7 @@ class StructuredFunction:
         text = " -> ".join(n if c == 1 else "%s x%d" % (n, c) for n, c in counted)
         if self.batch_reason is None:
             return "traced: %s (vectorized)" % text
-        return "traced: %s (per record: %s)" % (text, self.batch_reason)
+        return "traced: %s (not vectorized: %s)" % (text, self.batch_reason)
 
     # ---- running
     def __call__(self, element):
