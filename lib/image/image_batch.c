@@ -206,8 +206,8 @@ int tfn_image_decode_resize_batch(const void *const *data, const size_t *lens, s
     j.status = status;
     j.jobs.run = decode_resize_one;
     rc = tfn__image_run_jobs(&j.jobs, opt->num_threads, sizeof(worker), err);
-    if (rc != TFN_OK && opt->on_error == TFN_IMAGE_SKIP && rc != TFN_E_NOMEM)
-        rc = TFN_OK;
+    if (opt->on_error == TFN_IMAGE_SKIP && j.jobs.started)
+        rc = TFN_OK; /* every record ran; status[i] tells */
     return rc;
 }
 

@@ -200,13 +200,15 @@ int tfn_image_decode_batch(const void *const *data, const size_t *lens, size_t n
     job.infos = infos;
     job.status = status;
     rc = tfn__image_run_jobs(&job.jobs, num_threads, 0, err);
+    if (!job.jobs.started)
+        return rc; /* no record ran: out of memory for the calling thread */
     if (rc != TFN_OK && on_error != TFN_IMAGE_SKIP) {
         for (size_t i = 0; i < n; i++) {
             free(pixels[i]);
             pixels[i] = NULL;
         }
     }
-    if (on_error == TFN_IMAGE_SKIP && rc != TFN_E_NOMEM && rc != TFN_E_INVALID_ARG)
-        rc = TFN_OK;
+    if (on_error == TFN_IMAGE_SKIP)
+        rc = TFN_OK; /* every record ran; status[i] and pixels[i] == NULL tell */
     return rc;
 }

@@ -35,24 +35,10 @@ int tfn__image_threads(int requested, size_t jobs)
     return (int)n;
 }
 
-static void *work(void *arg)
+/* Takes jobs until none is left (or one failed under stop_on_error), with `state` as
+ * this worker's own block; frees it at the end. */
+static void run_worker(pool *p, void *state)
 {
-    pool *p = arg;
-    void *state = NULL;
-    if (p->worker_bytes) {
-        state = calloc(1, p->worker_bytes);
-        if (!state) {
-            pthread_mutex_lock(&p->lock);
-            if (p->failed_rc == TFN_OK) {
-                p->failed_rc = TFN_E_NOMEM;
-                p->failed_index = 0;
-                tfn__fail(&p->failed_err, TFN_E_NOMEM, "out of memory (worker state)");
-            }
-            pthread_mutex_unlock(&p->lock);
-            atomic_store(&p->stop, true);
-            return NULL;
-        }
-    }
     tfn_error err;
     for (;;) {
         if (atomic_load_explicit(&p->stop, memory_order_relaxed))
@@ -77,6 +63,17 @@ static void *work(void *arg)
     if (state && p->jobs->free_state)
         p->jobs->free_state(state);
     free(state);
+}
+
+/* A started thread whose state cannot be allocated takes no job: the others (at least
+ * the calling thread, whose state exists) do all the work. */
+static void *work(void *arg)
+{
+    pool *p = arg;
+    void *state = NULL;
+    if (p->worker_bytes && !(state = calloc(1, p->worker_bytes)))
+        return NULL;
+    run_worker(p, state);
     return NULL;
 }
 
@@ -93,6 +90,12 @@ int tfn__image_run_jobs(tfn__image_jobs *jobs, int num_threads, size_t worker_by
     p.failed_rc = TFN_OK;
     if (pthread_mutex_init(&p.lock, NULL) != 0)
         return tfn__fail(err, TFN_E_NOMEM, "cannot create a mutex");
+    void *own_state = NULL;
+    if (worker_bytes && !(own_state = calloc(1, worker_bytes))) {
+        pthread_mutex_destroy(&p.lock);
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory (image worker state)");
+    }
+    jobs->started = true;
     int nt = tfn__image_threads(num_threads, jobs->n);
     pthread_t tids[256];
     int started = 0;
@@ -101,7 +104,7 @@ int tfn__image_run_jobs(tfn__image_jobs *jobs, int num_threads, size_t worker_by
             break; /* fewer threads: the others share the work */
         started++;
     }
-    work(&p);
+    run_worker(&p, own_state);
     for (int t = 0; t < started; t++)
         pthread_join(tids[t], NULL);
     pthread_mutex_destroy(&p.lock);

@@ -15,9 +15,13 @@ struct tfn__image_jobs {
     void (*free_state)(void *worker_state);
     size_t n;
     bool stop_on_error;
+    bool started; /* set by tfn__image_run_jobs once jobs run (false: nothing ran) */
 };
 
-/* Runs every job; returns TFN_OK or the lowest failing job's status with its error. */
+/* Runs every job; returns TFN_OK or the lowest failing job's status with its error.
+ * TFN_E_NOMEM with jobs->started false: the calling thread's state could not be
+ * allocated and no job ran. A started thread that cannot allocate its state takes
+ * no job; the others do them all. */
 int tfn__image_run_jobs(tfn__image_jobs *jobs, int num_threads, size_t worker_bytes,
                         tfn_error *err);
 

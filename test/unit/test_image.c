@@ -512,6 +512,28 @@ static void test_batches(void)
         CHECK_EQ_INT(status[4], TFN_E_TRUNCATED);
         CHECK_EQ_INT(status[9], TFN_E_INVALID_ARG);
     }
+    /* decode_batch under SKIP: per-record errors (empty, not an image, truncated) leave
+     * NULL blocks and statuses; the call succeeds. Under RAISE nothing stays allocated. */
+    {
+        uint8_t *pixels[NIMG];
+        tfn_image_info infos[NIMG];
+        CHECK_EQ_INT(tfn_image_decode_batch(bad, badlens, NIMG, NULL, TFN_IMAGE_SKIP, 3, pixels,
+                                            infos, status, &err), TFN_OK);
+        for (int i = 0; i < NIMG; i++) {
+            int expect_bad = i == 4 || i == 7 || i == 9;
+            CHECK_EQ_INT(pixels[i] == NULL, expect_bad);
+            CHECK_EQ_INT(status[i] != TFN_OK, expect_bad);
+            tfn_image_free(pixels[i]);
+        }
+        CHECK_EQ_INT(status[9], TFN_E_INVALID_ARG);
+        CHECK_EQ_INT(tfn_image_decode_batch(bad, badlens, NIMG, NULL, TFN_IMAGE_RAISE, 3, pixels,
+                                            infos, status, &err), TFN_E_TRUNCATED);
+        CHECK_EQ_INT(err.record_index, 4);
+        int all_null = 1;
+        for (int i = 0; i < NIMG; i++)
+            all_null &= pixels[i] == NULL;
+        CHECK(all_null);
+    }
     /* Output too small. */
     CHECK_EQ_INT(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch, 10, NULL, &err),
                  TFN_E_BUF_TOO_SMALL);
