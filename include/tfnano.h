@@ -859,6 +859,59 @@ TFN_API int tfn_record_index_read(const tfn_record_index *idx, tfn_record_reader
 /* Frees an index. NULL is accepted. */
 TFN_API void tfn_record_index_free(tfn_record_index *idx);
 
+/* ---------------------------------------------------------------- seek points */
+
+/* Random access into a GZIP or ZLIB stream (zlib's zran method). One pass inflates the
+ * whole stream and keeps a seek point every `spacing` bytes of decompressed output, at
+ * a deflate block boundary: its compressed and decompressed offsets and the 32 KiB of
+ * output before it. tfn_seekpoints_read() then inflates from the last point before
+ * the wanted offset: at most about `spacing` bytes per read. Memory: about 32 KiB per
+ * point. Offsets are those of the decompressed stream, as in an index built over it.
+ * A handle is read-only after it is built: any number of threads may read with it at
+ * once (each read opens the file itself). */
+typedef struct tfn_seekpoints tfn_seekpoints;
+
+/* Builds seek points for the compressed file at `path`.
+ * @param compression  TFN_COMPRESSION_GZIP, _ZLIB or _AUTO (header detected).
+ * @param spacing      decompressed bytes between points (at least 32 KiB is used).
+ * A stream that stops early (truncated) is not an error: the points cover what
+ * inflates, and tfn_seekpoints_total() says how much that is.
+ * @return TFN_OK; TFN_E_IO (path cannot be opened or read; sys_errno);
+ *         TFN_E_DATA_LOSS (corrupt stream: "inflate() failed with error -3: ...", the
+ *         compressed offset); TFN_E_INVALID_ARG (other compression, NULL path/out);
+ *         TFN_E_NOMEM. */
+TFN_API int tfn_seekpoints_build(const char *path, int compression, uint64_t spacing,
+                                 const tfn_alloc *alc, tfn_seekpoints **out,
+                                 tfn_error *err);
+
+/* As tfn_seekpoints_build over the compressed bytes data[0 .. len). */
+TFN_API int tfn_seekpoints_build_mem(const void *data, size_t len, int compression,
+                                     uint64_t spacing, const tfn_alloc *alc,
+                                     tfn_seekpoints **out, tfn_error *err);
+
+/* Number of points (at least 1: the start of the stream). */
+TFN_API uint64_t tfn_seekpoints_count(const tfn_seekpoints *sp);
+
+/* Decompressed bytes of the stream (up to where it ends or stops). */
+TFN_API uint64_t tfn_seekpoints_total(const tfn_seekpoints *sp);
+
+/* Reads up to len decompressed bytes at `offset` into dst from the file at `path`
+ * (the one the points were built from); *got = the bytes read (fewer at the end of
+ * the stream, 0 at or past it).
+ * @return TFN_OK, TFN_E_IO, TFN_E_DATA_LOSS (corrupt, or the file changed since the
+ *         points were built), TFN_E_INVALID_ARG (NULL sp/path/got, or dst with len > 0),
+ *         TFN_E_NOMEM. */
+TFN_API int tfn_seekpoints_read(const tfn_seekpoints *sp, const char *path, uint64_t offset,
+                                void *dst, size_t len, size_t *got, tfn_error *err);
+
+/* As tfn_seekpoints_read over the compressed bytes data[0 .. data_len). */
+TFN_API int tfn_seekpoints_read_mem(const tfn_seekpoints *sp, const void *data,
+                                    size_t data_len, uint64_t offset, void *dst, size_t len,
+                                    size_t *got, tfn_error *err);
+
+/* Frees the points. NULL is accepted. */
+TFN_API void tfn_seekpoints_free(tfn_seekpoints *sp);
+
 /* ==================================================================================
  * MARK: Pipeline - read, check, parse and batch on worker threads (lib/pipeline)
  *
