@@ -9,6 +9,14 @@ from tfnano.errors import DataLossError, InvalidArgumentError
 FEATS = {"id": tf.io.FixedLenFeature([], tf.int64), "v": tf.io.FixedLenFeature([2], tf.int64)}
 
 
+@pytest.fixture(params=["c", "python"])
+def engine(request, monkeypatch):
+    """The fused TFRecordDataset -> map -> batch chain on the C pipeline engine, and
+    on Python threads (TFNANO_C_PIPELINE=0)."""
+    monkeypatch.setenv("TFNANO_C_PIPELINE", "1" if request.param == "c" else "0")
+    return request.param
+
+
 def record(i, bad=False):
     feats = {"id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
              "v": tf.train.Feature(int64_list=tf.train.Int64List(
@@ -78,7 +86,7 @@ def test_prefetch_and_parallel_map_deliver_errors_in_place(shards):
     assert seen == sorted(g for g in good if g < 40) and errors == 40 - len(seen)
 
 
-def test_fused_batch_drops_whole_batches_like_tensorflow(shards):
+def test_fused_batch_drops_whole_batches_like_tensorflow(shards, engine):
     files, good = shards
     # map(f).batch(n) is TensorFlow's map-and-batch: an error fails its whole batch
     got = ids(tf.data.TFRecordDataset(files[:1]).map(parse).batch(5).ignore_errors())
@@ -91,7 +99,7 @@ def test_fused_batch_drops_whole_batches_like_tensorflow(shards):
     assert got == sorted(good)
 
 
-def test_damaged_file_behind_parallel_reads_loses_only_its_tail(tmp_path, shards):
+def test_damaged_file_behind_parallel_reads_loses_only_its_tail(tmp_path, shards, engine):
     files, good = shards
     data = bytearray(open(files[1], "rb").read())
     data[len(data) // 2] ^= 0x40  # a payload byte somewhere in the middle

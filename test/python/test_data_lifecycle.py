@@ -53,6 +53,10 @@ def pipelines(files):
         tf.data.TFRecordDataset(files).map(untraced, num_parallel_calls=3).batch(4)
         .prefetch(1),
         tf.data.TFRecordDataset(files).batch(16).prefetch(3).unbatch().prefetch(2),
+        # fused map-and-batch on the C pipeline engine (its own threads and files)
+        tf.data.TFRecordDataset(files, num_parallel_reads=2)
+        .map(lambda r: tf.io.parse_single_example(r, FEATS), num_parallel_calls=2)
+        .batch(8).prefetch(2),
     ]
 
 

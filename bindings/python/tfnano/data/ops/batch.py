@@ -150,7 +150,18 @@ class MapBatchNode(plan.Node):
     def notes(self):
         how = "vectorized: one run of the graph per batch" if self.fn.vectorized else \
             "per element"
+        settings, reason = self.c_route()
+        if settings is not None:
+            how = "runs on C threads (lib/pipeline): read -> parse -> batch"
+        elif self.fn.vectorized:
+            how += " on Python threads (C pipeline not used: %s)" % reason
         return [self.fn.describe(), how]
+
+    def c_route(self):
+        from .. import native
+        if not native.enabled():
+            return None, "TFNANO_C_PIPELINE=0"
+        return native.route(self)
 
     def cardinality(self):
         return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
@@ -167,14 +178,19 @@ class MapBatchNode(plan.Node):
         return lambda raw: stack([fn(el) for el in elements(raw)])
 
     def stage(self, ctx):
+        settings, _ = self.c_route()
+        ordered = self.map_node.deterministic
+        if ordered is None:
+            ordered = ctx.deterministic
+        if settings is not None:
+            from .. import native
+            return native.CStage(settings, self.batch_size, self.drop_remainder,
+                                 ordered is not False, native.workers_for(self.map_node))
         up = ctx.stage(self.inputs[0])
         workers = self.map_node.workers()
         make = self.maker()
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make)
-        ordered = self.map_node.deterministic
-        if ordered is None:
-            ordered = ctx.deterministic
         return _ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
                                 self.drop_remainder)
 

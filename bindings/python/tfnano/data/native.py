@@ -1,0 +1,151 @@
+"""Routing a fused ``TFRecordDataset -> map(f) -> batch(n)`` to the C pipeline engine
+(tfnano._cpipeline, lib/pipeline): reading, CRC checks, parsing, int32 casts and
+batching on C threads, Python receiving finished batches.
+
+A plan qualifies when the source is TFRecordDataset over local paths (on_damage
+"raise" or "skip") and f traced to a single parse_single_example of the record with
+FixedLenFeature configs, followed at most by cast(int64 -> int32) of its outputs,
+returning those values in any structure (constants too). Anything else runs on
+Python threads over the same C calls (ops/batch.py); ``explain()`` says which and why.
+"""
+import os
+
+import numpy as np
+
+from .. import _trace
+from . import structure
+from .ops.map import MapNode
+from .readers import TFRecordNode
+from .structured_function import StructuredFunction, fuse_int32_casts
+
+
+def _engine():
+    try:
+        from .. import _cpipeline
+    except ImportError:
+        return None
+    return _cpipeline
+
+
+def route(node):
+    """(settings, None) for a MapBatchNode the C engine can run, else (None, reason)."""
+    src = node.inputs[0]
+    if not isinstance(src, TFRecordNode):
+        return None, "the input is not a TFRecordDataset"
+    if _engine() is None:
+        return None, "the C pipeline engine is not built"
+    if src.on_damage not in ("raise", "skip"):
+        return None, "on_damage=%r is handled by the Python reader" % src.on_damage
+    for f in src.files:
+        if not isinstance(f, str) or ("://" in f and not f.startswith("file://")):
+            return None, "a file object or URL among the files"
+    fn = node.fn
+    if not isinstance(fn, StructuredFunction) or not fn.vectorized:
+        return None, "the function is not one traced, vectorized function"
+    g = fuse_int32_casts(fn.graph)
+    parse = [n for n in g.nodes if n.op.name == "parse_single_example"]
+    if len(parse) != 1 or parse[0].args[:1] != (g.inputs,) or len(parse[0].args) != 2 \
+            or set(parse[0].kwargs) - {"_tfn_int32"}:
+        return None, "the function is not one parse_single_example of the record"
+    p = parse[0]
+    features = p.args[1]
+    key_of = {s.index: ("key", k) for k, s in p.outputs.items()}
+    for n in g.nodes:
+        if n is p:
+            continue
+        if n.op.name != "cast (done by the parser)" or not isinstance(n.args[0], _trace.Symbol):
+            return None, "%s() after the parse runs in Python" % n.op.name
+        # cast in numpy after the batch: it wraps values past int32 as tf.cast does
+        # (the parser's int32 output would refuse them, with no per-record retry here)
+        key_of[n.outputs.index] = ("int32", key_of[n.args[0].index][1])
+    from .. import _parsing
+    try:
+        spec = _parsing.get_spec(features)
+    except Exception as e:  # VarLen & co.
+        return None, "features: %s" % e
+    if any(c.seq for c in spec.configs):
+        return None, "FixedLenSequenceFeature rows must be checked per record"
+    leaves = []
+    for leaf in structure.flatten(g.outputs):
+        if isinstance(leaf, _trace.Symbol):
+            if leaf.index not in key_of:
+                return None, "a returned value is not a parsed feature"
+            leaves.append(key_of[leaf.index])
+        else:
+            leaves.append(("const", np.asarray(structure.to_tensor(leaf))))
+    return {"spec": spec, "leaves": leaves, "template": fn.graph.outputs,
+            "files": list(src.files), "compression": src.compression,
+            "buffer_size": src.buffer_size, "cycle": src.cycle_length(),
+            "on_damage": src.on_damage, "stats": src.stats}, None
+
+
+class CStage:
+    """Batches from a CPipeline, packed into the function's output structure."""
+
+    def __init__(self, settings, batch_size, drop_remainder, deterministic, workers):
+        self._s = settings
+        self._args = dict(
+            compression=settings["compression"], buffer_size=settings["buffer_size"],
+            cycle_length=settings["cycle"], block_length=1, deterministic=deterministic,
+            batch_size=batch_size, drop_remainder=drop_remainder, spec=settings["spec"],
+            num_threads=workers, on_damage=settings["on_damage"], parse_errors="single")
+        self._p = None
+        self.upstreams = ()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._p is None:
+            self._p = _engine().CPipeline(self._s["files"], **self._args)
+        cols = next(self._p)
+        out = []
+        n = None
+        for kind, v in self._s["leaves"]:
+            if kind == "const":
+                out.append(None)
+                continue
+            a = cols[v]
+            n = len(a)
+            out.append(a.astype(np.int32) if kind == "int32" else a)
+        if n is None:
+            n = len(next(iter(cols.values())))
+        res = []
+        for (kind, v), a in zip(self._s["leaves"], out):
+            if kind == "const":
+                a = np.broadcast_to(v, (n,) + v.shape).copy()
+            res.append(structure.to_tensor(a))
+        return structure.pack(self._s["template"], res)
+
+    def next_records(self, n):
+        from .plan import Stage
+        return Stage.next_records(self, n)
+
+    def close(self):
+        p, self._p = self._p, None
+        if p is not None:
+            stats = p.stats()
+            self._s["stats"].skipped_records += stats.get("skipped_records", 0)
+            self._s["stats"].skipped_bytes += stats.get("skipped_bytes", 0)
+            p.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def workers_for(map_node):
+    """num_threads for the engine: AUTOTUNE / None -> 0 (every core this process may
+    use), else the map's num_parallel_calls."""
+    if not isinstance(map_node, MapNode):
+        return 0
+    p = map_node.num_parallel_calls
+    if p is None or p == -1:
+        return 0
+    return max(1, int(p))
+
+
+def enabled():
+    return os.environ.get("TFNANO_C_PIPELINE", "1") not in ("0", "")
