@@ -262,3 +262,23 @@ def test_traced_and_per_record_agree_on_random_pipelines(shards, p):
         return ds.map(lambda d: {k: v for k, v in d.items() if k != "seq"}).batch(
             batch, drop_remainder=drop)
     assert [plain(e) for e in make()] == eager(make)
+
+
+def test_batch_then_parse_example_same_on_both_engines(shards, tmp_path, engine):
+    def make():
+        return (tf.data.TFRecordDataset(shards, num_parallel_reads=2).batch(7)
+                .map(lambda b: tf.io.parse_example(b, FEATS)).prefetch(2))
+    assert ("batch_and_parse_example" in make().plan_text()) == (engine == "c")
+    exp.enable_debug_mode()
+    try:
+        want = [plain(e) for e in make()]
+    finally:
+        exp.disable_debug_mode()
+    assert [plain(e) for e in make()] == want
+    path = write(tmp_path / "bad", [example(a=[1, 2])] * 3 + [example(a=[1])])
+    feats = {"a": tf.io.FixedLenFeature([2], tf.int64)}
+    with pytest.raises(InvalidArgumentError) as e:
+        list(tf.data.TFRecordDataset(path).batch(4).map(lambda b: tf.io.parse_example(b, feats)))
+    with pytest.raises(InvalidArgumentError) as eager_error:
+        tf.io.parse_example([example(a=[1, 2])] * 3 + [example(a=[1])], feats)
+    assert str(e.value).split("; ")[0] == str(eager_error.value).split("; ")[0]

@@ -16,7 +16,14 @@ from .. import _trace
 from . import structure
 from .ops.map import MapNode
 from .readers import TFRecordNode
-from .structured_function import StructuredFunction, fuse_int32_casts
+from .structured_function import StructuredFunction, _is_int32, fuse_int32_casts
+
+
+def _is_int32_cast(node):
+    import numpy as _np
+    src = node.args[0]
+    return isinstance(src, _trace.Symbol) and src.spec.dtype == _np.int64 and \
+        _is_int32(node.args[1:], node.kwargs)
 
 
 def _engine():
@@ -27,9 +34,10 @@ def _engine():
     return _cpipeline
 
 
-def route(node):
-    """(settings, None) for a MapBatchNode the C engine can run, else (None, reason)."""
-    src = node.inputs[0]
+def route(node, src=None, op="parse_single_example"):
+    """(settings, None) for a MapBatchNode the C engine can run, else (None, reason).
+    With op="parse_example": a map over batches of records (`src` the record source)."""
+    src = node.inputs[0] if src is None else src
     if not isinstance(src, TFRecordNode):
         return None, "the input is not a TFRecordDataset"
     if _engine() is None:
@@ -40,20 +48,25 @@ def route(node):
         if not isinstance(f, str) or ("://" in f and not f.startswith("file://")):
             return None, "a file object or URL among the files"
     fn = node.fn
-    if not isinstance(fn, StructuredFunction) or not fn.vectorized:
-        return None, "the function is not one traced, vectorized function"
-    g = fuse_int32_casts(fn.graph)
-    parse = [n for n in g.nodes if n.op.name == "parse_single_example"]
+    if not isinstance(fn, StructuredFunction) or fn.graph is None:
+        return None, "the function is not one traced function"
+    if op == "parse_single_example" and not fn.vectorized:
+        return None, "the function is not vectorized"
+    g = fuse_int32_casts(fn.graph) if op == "parse_single_example" else fn.graph
+    parse = [n for n in g.nodes if n.op.name == op]
     if len(parse) != 1 or parse[0].args[:1] != (g.inputs,) or len(parse[0].args) != 2 \
             or set(parse[0].kwargs) - {"_tfn_int32"}:
-        return None, "the function is not one parse_single_example of the record"
+        return None, "the function is not one %s of the records" % op
     p = parse[0]
     features = p.args[1]
     key_of = {s.index: ("key", k) for k, s in p.outputs.items()}
     for n in g.nodes:
         if n is p:
             continue
-        if n.op.name != "cast (done by the parser)" or not isinstance(n.args[0], _trace.Symbol):
+        folded = n.op.name == "cast (done by the parser)" or (
+            n.op.name == "cast" and len(n.args) >= 1 and _is_int32_cast(n))
+        if not folded or not isinstance(n.args[0], _trace.Symbol) or \
+                n.args[0].index not in key_of:
             return None, "%s() after the parse runs in Python" % n.op.name
         # cast in numpy after the batch: it wraps values past int32 as tf.cast does
         # (the parser's int32 output would refuse them, with no per-record retry here)
@@ -63,7 +76,7 @@ def route(node):
         spec = _parsing.get_spec(features)
     except Exception as e:  # VarLen & co.
         return None, "features: %s" % e
-    if any(c.seq for c in spec.configs):
+    if op == "parse_single_example" and any(c.seq for c in spec.configs):
         return None, "FixedLenSequenceFeature rows must be checked per record"
     leaves = []
     for leaf in structure.flatten(g.outputs):
@@ -76,7 +89,8 @@ def route(node):
     return {"spec": spec, "leaves": leaves, "template": fn.graph.outputs,
             "files": list(src.files), "compression": src.compression,
             "buffer_size": src.buffer_size, "cycle": src.cycle_length(),
-            "on_damage": src.on_damage, "stats": src.stats}, None
+            "on_damage": src.on_damage, "stats": src.stats,
+            "parse_errors": "single" if op == "parse_single_example" else "batch"}, None
 
 
 class CStage:
@@ -88,7 +102,8 @@ class CStage:
             compression=settings["compression"], buffer_size=settings["buffer_size"],
             cycle_length=settings["cycle"], block_length=1, deterministic=deterministic,
             batch_size=batch_size, drop_remainder=drop_remainder, spec=settings["spec"],
-            num_threads=workers, on_damage=settings["on_damage"], parse_errors="single")
+            num_threads=workers, on_damage=settings["on_damage"],
+            parse_errors=settings["parse_errors"])
         self._p = None
         self.upstreams = ()
 
@@ -149,3 +164,39 @@ def workers_for(map_node):
 
 def enabled():
     return os.environ.get("TFNANO_C_PIPELINE", "1") not in ("0", "")
+
+
+class BatchParseNode(MapNode):
+    """``batch(n) -> map(parse_example)`` over a TFRecordDataset, run by the C engine."""
+    op = "batch_and_parse_example"
+
+    def __init__(self, map_node, batch_node, settings):
+        MapNode.__init__(self, batch_node.inputs[0], None, map_node.num_parallel_calls,
+                         map_node.deterministic, fn=map_node.fn)
+        self.batch_size = batch_node.batch_size
+        self.drop_remainder = batch_node.drop_remainder
+        self.batch_node = batch_node
+        self.settings = settings
+
+    def attrs(self):
+        a = {"batch_size": self.batch_size}
+        if self.drop_remainder:
+            a["drop_remainder"] = True
+        return a
+
+    def notes(self):
+        return [self.fn.describe(), "runs on C threads (lib/pipeline): read -> batch -> "
+                "parse_example"]
+
+    def cardinality(self):
+        return self.batch_node.cardinality()
+
+    def rewrite(self, options):
+        return self
+
+    def stage(self, ctx):
+        ordered = self.deterministic
+        if ordered is None:
+            ordered = ctx.deterministic
+        return CStage(self.settings, self.batch_size, self.drop_remainder,
+                      ordered is not False, workers_for(self))

@@ -55,6 +55,13 @@ class MapNode(plan.Node):
 
     def rewrite(self, options):
         up = self.inputs[0]
+        from .batch import BatchNode
+        if type(self) is MapNode and type(up) is BatchNode:
+            from .. import native
+            if native.enabled():
+                settings, _ = native.route(self, up.inputs[0], "parse_example")
+                if settings is not None:
+                    return native.BatchParseNode(self, up, settings)
         if isinstance(up, MapNode) and up.fn.traced and self.fn.traced and \
                 type(up) is MapNode:  # map fusion
             par = self.num_parallel_calls if self.workers() >= up.workers() else \
