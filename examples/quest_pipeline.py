@@ -102,7 +102,8 @@ def main(argv=None):
     first = next(iter(tf.data.TFRecordDataset(files[0]))).numpy()
     assert ex.SerializeToString() == first, "column writer and tf.train.Example differ"
 
-    # 3. read back: TFRecordDataset -> batch -> parse_example -> int32 batches
+    # 3. read back, three ways (each timed on its second pass: the first warms the
+    #    page cache and the memory pools)
     features = {
         "q_input_ids": tf.io.FixedLenFeature([MAXLEN], tf.int64),
         "q_attention_mask": tf.io.FixedLenFeature([MAXLEN], tf.int64),
@@ -110,30 +111,58 @@ def main(argv=None):
         "a_attention_mask": tf.io.FixedLenFeature([MAXLEN], tf.int64),
         "labels": tf.io.FixedLenFeature([30], tf.float32),
     }
-    with timer("TFRecordDataset -> parse_example (TF API)", n, total_bytes):
-        ds = (tf.data.TFRecordDataset(files).batch(args.batch)
-              .map(lambda b: tf.io.parse_example(b, features),
-                   num_parallel_calls=tf.data.AUTOTUNE)
-              .map(lambda d: ({k: tf.cast(v, tf.int32) for k, v in d.items() if k != "labels"},
-                              d["labels"]))
-              .prefetch(tf.data.AUTOTUNE))
-        seen = 0
-        for x, y in ds:
-            assert x["q_input_ids"].dtype == np.int32
-            seen += len(y)
-    assert seen == n
+
+    def _parse_function(example_proto):  # as the notebooks write it: one record
+        example = tf.io.parse_single_example(example_proto, features)
+        ids = {k: tf.cast(v, tf.int32) for k, v in example.items() if k != "labels"}
+        return ids, example["labels"]
+
+    def as_written():
+        return (tf.data.TFRecordDataset(files, num_parallel_reads=args.shards)
+                .map(_parse_function, num_parallel_calls=tf.data.AUTOTUNE)
+                .batch(args.batch)
+                .prefetch(tf.data.AUTOTUNE))
+
+    def read_all(make, label):
+        got = {k: [] for k in features}
+        for _ in range(2):
+            got = {k: [] for k in features}
+            with timer(label, n, total_bytes):
+                for x, y in make():
+                    for k in x:
+                        got[k].append(x[k])
+                    got["labels"].append(y)
+        return got
+
+    def check(got, ordered):
+        order = np.argsort(np.concatenate(got["labels"])[:, 0], kind="stable") if \
+            not ordered else np.arange(n)
+        want_order = np.argsort(columns["labels"][:, 0], kind="stable") if \
+            not ordered else np.arange(n)
+        for k in features:
+            arr = np.concatenate(got[k])[order]
+            want = columns[k][want_order]
+            assert arr.shape == want.shape and np.array_equal(arr, want), k
+            if k != "labels":
+                assert arr.dtype == np.int32
+
+    print("  the per-record pipeline as notebooks write it runs as:")
+    print("    " + as_written().plan_text().replace("\n", "\n    "))
+    tf.data.experimental.enable_debug_mode()  # every function per record, untraced
+    try:
+        check(read_all(as_written, "as written, per record in Python (debug mode)"), False)
+    finally:
+        tf.data.experimental.disable_debug_mode()
+    check(read_all(as_written, "as written, traced + fused (tf.data API)"), False)
 
     parser = tf.Parser(features, int32=True)  # fast path: int32 straight from C
-    with timer("TFRecordDataset -> tfnano.Parser int32 (fast path)", n, total_bytes):
-        got = {k: [] for k in features}
+
+    def fast_path():
         for batch in tf.data.TFRecordDataset(files).batch(args.batch).prefetch(2):
             out = parser.parse(batch)
-            for k in features:
-                got[k].append(out[k])
-    for k in features:
-        arr = np.concatenate(got[k])
-        want = columns[k]
-        assert arr.shape == want.shape and np.array_equal(arr, want), k
+            yield {k: v for k, v in out.items() if k != "labels"}, out["labels"]
+    check(read_all(fast_path, "TFRecordDataset.batch -> tfnano.Parser int32 (fast path)"),
+          True)
 
     print("checked: %d examples, %d tokens, %.1f MB in %s; every value read back equals "
           "what was written" % (n, ntok, total_bytes / 1e6, out_dir))
