@@ -1,6 +1,7 @@
 """tfnano.io.index: DALI / tfrecord-format index files, record counts and random
 access over a memory map."""
 import os
+import pickle
 import subprocess
 import sys
 
@@ -108,17 +109,45 @@ def test_sidecar_names_of_other_tools(tmp_path):
 
 
 @pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
-def test_compressed_files_count_but_refuse_random_access(tmp_path, compression):
-    recs = _records(300)
+def test_compressed_files_index_and_random_access(tmp_path, compression):
+    recs = _records(3000)
     p = _write(tmp_path / "c.tfrecord", recs, compression)
     for given in (None, compression):
         idx = ix.build_index(p, given)
-        assert len(idx) == 300 and idx.compression == compression
+        assert len(idx) == 3000 and idx.compression == compression
         offs, lens = _expected(recs)  # offsets in the decompressed stream
         assert np.array_equal(idx.offsets, offs) and np.array_equal(idx.lengths, lens)
-    assert ix.count_records([p, p]) == 600
-    with pytest.raises(errors.UnimplementedError, match="seek points"):
-        ix.TFRecordFile(p)
+    assert ix.count_records([p, p]) == 6000
+    # seek points every 32 KiB of the ~450 KiB stream: reads start all over it
+    f = ix.TFRecordFile(p, seek_spacing=32 << 10)
+    assert f.compression == compression and len(f) == 3000
+    rng = np.random.default_rng(5)
+    for i in rng.integers(0, 3000, 150).tolist() + [0, 2999, -1]:
+        assert f[i] == recs[i]
+    order = rng.permutation(3000)[:400].tolist() + list(range(100, 160))
+    views, keep = f.gather(order)
+    assert _payloads(views) == [recs[i] for i in order]
+    g = pickle.loads(pickle.dumps(f))
+    assert g[1234] == recs[1234]
+
+
+def test_compressed_random_access_checks_crcs(tmp_path):
+    recs = [b"z" * 100] * 50
+    p = _write(tmp_path / "c.tfrecord", recs, "ZLIB")
+    idx = ix.build_index(p)
+    wrong = ix.RecordIndex(idx.offsets + 1, idx.lengths, "ZLIB")
+    with pytest.raises(errors.DataLossError):
+        ix.TFRecordFile(p, index=wrong)[3]
+    longer = ix.RecordIndex(np.append(idx.offsets, idx.end), np.append(idx.lengths, 116),
+                            "ZLIB")
+    with pytest.raises(errors.DataLossError, match="stale"):
+        ix.TFRecordFile(p, index=longer)[0]
+
+
+def _payloads(views):
+    return [bytes(np.ctypeslib.as_array(
+        (np.ctypeslib.ctypes.c_uint8 * int(n)).from_address(int(a)))) if n else b""
+        for a, n in views.tolist()]
 
 
 def test_random_access(tmp_path):

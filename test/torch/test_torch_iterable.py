@@ -211,14 +211,18 @@ def test_pickle_round_trip(files):
         assert torch.equal(a["tokens"], b["tokens"]) and a["tokens"].dtype == torch.int32
 
 
+@pytest.mark.parametrize("seek_points", [True, False])
 @pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
-def test_compressed_files(tmp_path, compression):
+def test_compressed_files(tmp_path, compression, seek_points):
     paths = write_shards(tmp_path, [50, 70, 33], compression)
     for world in (1, 2):
         seen = []
         for rank in range(world):
             ds = TFRecordIterableDataset(paths, FEATURES, batch_size=8, shuffle=True,
-                                         rank=rank, world_size=world, shuffle_window=24)
+                                         rank=rank, world_size=world, shuffle_window=24,
+                                         block_size=16, seek_points=seek_points)
+            # blocks of 16 records in every file with seek points, whole files without
+            assert len(ds.plan().block_file) == (4 + 5 + 3 if seek_points else 3)
             got = ids_of(round_robin([worker_stream(ds, w, 2) for w in range(2)]))
             assert got == ids_of(list(ds))
             seen += got

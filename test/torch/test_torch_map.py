@@ -103,10 +103,27 @@ def test_map_dataset_in_workers_and_pickled(files, start_method):
     assert sorted(torch.cat([b["id"] for b in dl]).tolist()) == list(range(TOTAL))
 
 
-def test_compressed_files_refused(tmp_path):
-    paths = write_shards(tmp_path, [5], "GZIP")
-    with pytest.raises(errors.UnimplementedError, match="compressed"):
-        TFRecordMapDataset(paths, FEATURES)
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_compressed_files_by_seek_points(tmp_path, compression):
+    paths = write_shards(tmp_path, [300, 0, 200], compression)
+    ds = TFRecordMapDataset(paths, NUMERIC)
+    assert len(ds) == 500
+    assert [int(ds[i]["id"]) for i in (0, 299, 300, 499, -1)] == [0, 299, 300, 499, 499]
+    dl = DataLoader(ds, batch_size=32, shuffle=True, collate_fn=collate, num_workers=2)
+    seen = torch.cat([b["id"] for b in dl]).tolist()
+    assert sorted(seen) == list(range(500))
+    b = collate(ds.__getitems__([450, 3, 77]))
+    assert b["id"].tolist() == [450, 3, 77] and b["x"][:, 2].tolist() == [1350, 9, 231]
+
+
+def test_damaged_compressed_record_raises(tmp_path):
+    paths = write_shards(tmp_path, [20], "ZLIB")
+    raw = bytearray(open(paths[0], "rb").read())
+    raw[len(raw) // 2] ^= 0x10
+    open(paths[0], "wb").write(bytes(raw))
+    with pytest.raises(errors.DataLossError):
+        ds = TFRecordMapDataset(paths, NUMERIC)
+        [ds[i] for i in range(len(ds))]
 
 
 def test_parser_and_spec_pickle():

@@ -11,10 +11,9 @@ a file has a length, can be split by record across workers without reading it, a
     f = TFRecordFile("train.tfrecord")      # random access over a memory map
     len(f), f[12345]                        # record count, one record's bytes
 
-For GZIP / ZLIB files the index holds offsets in the decompressed stream (their count
-is right; tfnano's readers use it for lengths and splitting) but random access
-refuses with a clear error: seeking into a compressed stream needs seek points, which
-tfnano does not build yet.
+For GZIP / ZLIB files the index holds offsets in the decompressed stream, and random
+access goes through seek points (zlib's zran method, built by one pass over the file
+on first use): each read inflates at most about a MiB.
 
 Command line: ``python -m tfnano.io.index FILE... [--out PATH] [--cache-dir DIR]``.
 """
@@ -301,34 +300,139 @@ def count_records(files, cache_dir=None, compression=None):
 
 class TFRecordFile:
     """Random access to the records of one local TFRecord file (``len(f)``,
-    ``f[i]`` -> bytes, ``f.views(indices)`` for the batch parser), over a memory map
-    and the file's index. Record CRCs are checked on every read (verify=False skips
-    the payload CRC). Compressed files raise UnimplementedError (no seek points)."""
+    ``f[i]`` -> bytes, ``f.gather(indices)`` for the batch parser), over the file's
+    index: a memory map for an uncompressed file; for GZIP / ZLIB, seek points built
+    by one pass over the file on first use (zlib's zran method: a point every
+    `seek_spacing` decompressed bytes, ~32 KiB of memory each), each read inflating
+    from the point before it. Record CRCs are checked on every read (verify=False
+    skips the payload CRC)."""
 
-    def __init__(self, path, index=None, cache_dir=None, verify=True, compression=None):
+    def __init__(self, path, index=None, cache_dir=None, verify=True, compression=None,
+                 seek_spacing=1 << 20):
         self.path = os.fspath(path)
         self.verify = bool(verify)
         self.index = load_index(self.path, index, cache_dir, compression=compression)
         comp = self.index.compression if compression is None else _compression_name(compression)
-        if comp:
-            raise errors.UnimplementedError(
-                None, None, "%s: random access to a %s-compressed TFRecord file needs seek "
-                "points, which tfnano does not build yet; read it in order "
-                "(TFRecordDataset, TFRecordIterableDataset) or decompress it"
-                % (self.path, comp))
+        self.compression = comp or ""
+        self.seek_spacing = int(seek_spacing)
+        self._reset()
+
+    def _reset(self):
         self._mm = None
         self._base = 0
+        self._sp = None
+        self._last = None
 
-    # The memory map is opened lazily and not pickled (workers map the file again).
+    # Memory maps and seek points are made lazily and not pickled (each process makes
+    # its own).
     def __getstate__(self):
-        return {"path": self.path, "verify": self.verify, "index": self.index}
+        return {"path": self.path, "verify": self.verify, "index": self.index,
+                "compression": self.compression, "seek_spacing": self.seek_spacing}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._mm = None
-        self._base = 0
+        self._reset()
+
+    # ------------------------------------------------------------ compressed files
+    def _seek_points(self):
+        if self._sp is None:
+            out = ffi.new("tfn_seekpoints **")
+            err = _ffi.new_error()
+            c = lib.TFN_COMPRESSION_GZIP if self.compression == "GZIP" else \
+                lib.TFN_COMPRESSION_ZLIB
+            rc = lib.tfn_seekpoints_build(self.path.encode("utf-8", "surrogateescape"), c,
+                                          self.seek_spacing, ffi.NULL, out, err)
+            if rc < 0:
+                from .._crecord import _raise
+                _raise(rc, err)
+            self._sp = ffi.gc(out[0], lib.tfn_seekpoints_free)
+            if lib.tfn_seekpoints_total(self._sp) < self.index.end:
+                raise errors.DataLossError(
+                    None, None, "%s: the stream inflates to %d bytes but its index ends at "
+                    "%d (the index is stale: delete it to rebuild)"
+                    % (self.path, lib.tfn_seekpoints_total(self._sp), self.index.end))
+            self._spath = self.path.encode("utf-8", "surrogateescape")
+            self._err = _ffi.new_error()
+            self._pp = ffi.new("const uint8_t **")
+            self._pl = ffi.new("size_t *")
+            self._consumed = ffi.new("size_t *")
+            self._flags = (lib.TFN_UNFRAME_DEFAULT if self.verify
+                           else lib.TFN_UNFRAME_NO_PAYLOAD_CRC)
+        return self._sp
+
+    def _gather_compressed(self, idx):
+        """Records idx of a compressed file: records close together in the stream are
+        inflated in one read."""
+        sp = self._seek_points()
+        n = len(idx)
+        out = np.empty((n, 2), dtype=np.uint64)
+        keep = []
+        if not n:
+            return out, keep
+        offs = self.index.offsets[idx]
+        lens = self.index.lengths[idx]
+        order = np.argsort(offs, kind="stable")
+        so, sl = offs[order].tolist(), lens[order].tolist()
+        got = ffi.new("size_t *")
+        err = self._err
+        k = 0
+        while k < n:
+            start, stop = so[k], so[k] + sl[k]
+            e = k + 1
+            while e < n and so[e] - stop < (256 << 10) and so[e] + sl[e] - start < (64 << 20):
+                stop = max(stop, so[e] + sl[e])
+                e += 1
+            buf = bytearray(stop - start)
+            cbuf = ffi.from_buffer(buf)
+            rc = lib.tfn_seekpoints_read(sp, self._spath, start, cbuf, len(buf), got, err)
+            if rc < 0:
+                from .._crecord import _raise
+                _raise(rc, err)
+            if got[0] != len(buf):
+                raise errors.DataLossError(None, None, "%s: the stream ends at %d, before "
+                                           "record bytes %d..%d the index names (stale "
+                                           "index?)" % (self.path, start + got[0], start, stop))
+            keep.append((buf, cbuf))
+            ptr = ffi.cast("uint8_t *", cbuf)
+            for q in range(k, e):
+                j = int(order[q])
+                at = so[q] - start
+                rc = lib.tfn_record_unframe(ptr + at, sl[q], self._flags, self._pp, self._pl,
+                                            self._consumed, err)
+                if rc != lib.TFN_OK or self._consumed[0] != sl[q]:
+                    if rc == lib.TFN_OK or rc == lib.TFN_END:
+                        raise errors.DataLossError(
+                            None, None, "%s: record %d at stream offset %d is not the %d "
+                            "bytes the index says (stale index?)"
+                            % (self.path, int(idx[j]), so[q], sl[q]))
+                    from .._crecord import _raise
+                    err.offset += so[q]
+                    err.record_index = int(idx[j])
+                    _raise(rc, err)
+                out[j, 0] = int(ffi.cast("uintptr_t", self._pp[0]))
+                out[j, 1] = self._pl[0]
+            k = e
+        return out, keep
+
+    def _indices(self, indices):
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        n = len(self)
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise IndexError("record index out of range (the file has %d records)" % n)
+        return np.where(idx < 0, idx + n, idx)
+
+    def gather(self, indices):
+        """(views, keep): the payloads of records `indices` (any order) as an (n, 2)
+        uint64 array of (address, length), CRCs checked, valid while `keep` is alive."""
+        if self.compression:
+            return self._gather_compressed(self._indices(indices))
+        return self.views(indices), self
 
     def _map(self):
+        if self.compression:
+            raise errors.InvalidArgumentError(
+                None, None, "%s is %s-compressed: its records are read through seek points "
+                "(gather, [i]), not a memory map" % (self.path, self.compression))
         if self._mm is None:
             size = os.path.getsize(self.path)
             if size < self.index.end:
@@ -421,13 +525,13 @@ class TFRecordFile:
 
     def views(self, indices):
         """Payload views of records `indices` (any order) as an (n, 2) uint64 array of
-        (address, length), each record's CRCs checked; valid while this object is
-        alive."""
-        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-        n = len(self)
-        if idx.size and (idx.min() < -n or idx.max() >= n):
-            raise IndexError("record index out of range (the file has %d records)" % n)
-        idx = np.where(idx < 0, idx + n, idx)
+        (address, length), each record's CRCs checked; valid while this object is alive
+        (for a compressed file: until the next views call; gather() gives a keep-alive
+        of its own)."""
+        if self.compression:
+            v, self._last = self.gather(indices)
+            return v
+        idx = self._indices(indices)
         self._map()
         out = np.empty((idx.size, 2), dtype=np.uint64)
         if not idx.size:
@@ -451,6 +555,8 @@ class TFRecordFile:
 
     def views_one(self, i):
         """The (1, 2) views array of record i (0 <= i < len), CRCs checked."""
+        if self.compression:
+            return self.views([i])
         if self._mm is None:
             self._map()
         _, ln = self._unframe(i)
@@ -466,6 +572,10 @@ class TFRecordFile:
             i += n
         if not 0 <= i < n:
             raise IndexError("record index out of range (the file has %d records)" % n)
+        if self.compression:
+            v, keep = self.gather([i])
+            ln = int(v[0, 1])
+            return ffi.buffer(ffi.cast("char *", int(v[0, 0])), ln)[:] if ln else b""
         if self._mm is None:
             self._map()
         p, ln = self._unframe(i)
@@ -476,6 +586,7 @@ class TFRecordFile:
             yield self[i]
 
     def close(self):
+        self._sp = self._last = None
         mm, self._mm = self._mm, None
         self._keep = None
         if isinstance(mm, mmap.mmap):

@@ -42,6 +42,9 @@ class TFRecordIterableDataset(IterableDataset):
       index, cache_dir: index files (see tfnano.io.index.load_index).
       compression: None (detected), "", "GZIP" or "ZLIB".
       verify: check payload CRCs (length CRCs are always checked).
+      seek_points: GZIP / ZLIB files are split into blocks like the others, read through
+        seek points (each worker inflates a file once to build them, then only its
+        blocks); False reads each compressed file as one block, in order.
       prefetch: with num_workers=0, parse this many batches ahead on a thread (the C
         calls release the GIL, so parsing overlaps the training step without the
         copies between processes that DataLoader workers cost).
@@ -51,7 +54,7 @@ class TFRecordIterableDataset(IterableDataset):
                  world_size=None, even_split=None, drop_last=False, int32=False,
                  maxlen=None, masks=False, num_threads=1, transform=None, output="torch",
                  block_size=512, shuffle_window=16384, index=None, cache_dir=None,
-                 compression=None, verify=True, prefetch=0):
+                 compression=None, verify=True, prefetch=0, seek_points=True):
         super().__init__()
         if output not in ("torch", "numpy"):
             raise ValueError("output must be 'torch' or 'numpy', got %r" % (output,))
@@ -66,6 +69,7 @@ class TFRecordIterableDataset(IterableDataset):
         self.parser_args = (int32, maxlen, masks, num_threads)
         self.transform, self.output, self.verify = transform, output, bool(verify)
         self.prefetch = max(0, int(prefetch or 0))
+        self.seek_points = bool(seek_points)
         self.block_size, self.shuffle_window = int(block_size), int(shuffle_window)
         # The epoch lives in shared memory so that set_epoch reaches DataLoader
         # workers that persist between epochs (persistent_workers=True).
@@ -76,7 +80,8 @@ class TFRecordIterableDataset(IterableDataset):
     # ----------------------------------------------------------------- plan
     def plan(self, epoch=None):
         """The OrderPlan of an epoch (this epoch by default) for this rank."""
-        return OrderPlan(self.counts, [not i.compression for i in self.indexes],
+        return OrderPlan(self.counts,
+                         [self.seek_points or not i.compression for i in self.indexes],
                          self.batch_size or _SAMPLE_CHUNK, self.shuffle, self.seed,
                          self.epoch if epoch is None else epoch, self.world_size,
                          self.rank, self.even_split,
@@ -104,7 +109,7 @@ class TFRecordIterableDataset(IterableDataset):
         options (not the epoch or the position)."""
         key = repr((self.files, self.counts, self.batch_size, self.shuffle, self.seed,
                     self.rank, self.world_size, self.even_split, self.drop_last,
-                    self.block_size, self.shuffle_window))
+                    self.block_size, self.shuffle_window, self.seek_points))
         return hashlib.sha1(key.encode()).hexdigest()
 
     def state_after(self, batches, epoch=None):
@@ -168,7 +173,7 @@ class _Iterator:
         self._ds = ds
         self._worker, self._workers = worker, workers
         self._plan = ds.plan()
-        self._sources = Sources(ds.files, ds.indexes, ds.verify)
+        self._sources = Sources(ds.files, ds.indexes, ds.verify, ds.seek_points)
         self._parser = make_parser(ds.features, *ds.parser_args)
         self._window = (None, None, None)
         self._pending = None

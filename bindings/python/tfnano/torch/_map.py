@@ -44,8 +44,8 @@ def _row(a, i):
 
 
 class TFRecordMapDataset(Dataset):
-    """Parsed records of uncompressed TFRecord files by number (files in order), over
-    their indexes: ``len(ds)``, ``ds[i]`` (one record: {key: tensor}), and
+    """Parsed records of TFRecord files by number (files in order), over their indexes
+    (GZIP / ZLIB files through seek points, see tfnano.io.index.TFRecordFile): ``len(ds)``, ``ds[i]`` (one record: {key: tensor}), and
     ``ds.__getitems__(indices)``, which torch >= 2.2's DataLoader calls with a whole
     batch of indices (one C parse call; pair it with ``collate_fn=tfnano.torch.collate``
     to skip the re-stacking). Arguments as TFRecordIterableDataset."""
@@ -57,13 +57,6 @@ class TFRecordMapDataset(Dataset):
             raise ValueError("output must be 'torch' or 'numpy', got %r" % (output,))
         self.files = file_list(files)
         self.indexes = load_indexes(self.files, index, cache_dir, compression)
-        for f, i in zip(self.files, self.indexes):
-            if i.compression:
-                from .. import errors
-                raise errors.UnimplementedError(
-                    None, None, "%s: TFRecordMapDataset needs random access, and this file "
-                    "is %s-compressed (tfnano builds no seek points yet); use "
-                    "TFRecordIterableDataset or decompress it" % (f, i.compression))
         self.features = dict(features)
         self.parser_args = (int32, maxlen, masks)
         self.transform, self.output, self.verify = transform, output, bool(verify)
@@ -103,9 +96,9 @@ class TFRecordMapDataset(Dataset):
         keep = []
         for f in np.unique(files).tolist():
             sel = files == f
-            r = sources.random_access(f)
-            views[sel] = r.views(recs[sel])
-            keep.append(r)
+            v, k = sources.random_access(f).gather(recs[sel])
+            views[sel] = v
+            keep.append(k)
         out = parser.parse(records_of(views, keep))
         if self.transform is not None:
             out = self.transform(out)

@@ -1,7 +1,8 @@
 """Reading runs of records (file, start, stop) as payload views for the batch parser:
 uncompressed files through a memory map (no copy; CRCs checked in one C call per
-run), compressed files through one sequential reader per file that moves forward
-(going back reopens the file and skips)."""
+run), compressed files through seek points (TFRecordFile.gather), or, with
+seek_points=False, one sequential reader per file that moves forward (going back
+reopens the file and skips)."""
 import numpy as np
 
 from .. import _ffi
@@ -34,7 +35,8 @@ class _Stream:
 class Sources:
     """Per-process readers of the dataset's files (never pickled)."""
 
-    def __init__(self, files, indexes, verify=True):
+    def __init__(self, files, indexes, verify=True, seek_points=True):
+        self.seek_points = seek_points
         self.files = files
         self.indexes = indexes
         self.verify = verify
@@ -54,6 +56,8 @@ class Sources:
         if not idx.compression:
             r = self.random_access(f)
             return r.check(start, stop), r
+        if self.seek_points:
+            return self.random_access(f).gather(np.arange(start, stop))
         s = self._streams.get(f)
         if s is None or s.next > start:
             if s is not None:
