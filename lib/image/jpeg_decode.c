@@ -80,8 +80,15 @@ static void src_term(j_decompress_ptr cinfo)
     (void)cinfo;
 }
 
+/* Memory libjpeg may use for one image (progressive JPEGs keep every coefficient):
+ * beyond it libjpeg asks for a backing store, which this build refuses. */
+#define JPEG_MAX_DECODER_MEMORY (1L << 30)
+
 static int fail_from_libjpeg(jpeg_ctx *ctx, tfn_error *err)
 {
+    if (ctx->err_mgr.msg_code == JERR_NO_BACKING_STORE)
+        return tfn__fail(err, TFN_E_LIMIT, "JPEG image needs more than 1 GiB of decoder "
+                                           "memory");
     if (ctx->truncated)
         return tfn__fail(err, TFN_E_TRUNCATED, "truncated JPEG: %s", ctx->msg);
     return tfn__fail(err, TFN_E_CORRUPT, "invalid JPEG: %s", ctx->msg);
@@ -252,6 +259,7 @@ int tfn__jpeg_decode(const uint8_t *data, size_t len, const tfn_image_decode_opt
         rc = fail_from_libjpeg(ctx, err);
     } else {
         jpeg_create_decompress(cinfo);
+        cinfo->mem->max_memory_to_use = JPEG_MAX_DECODER_MEMORY;
         ctx->src.init_source = src_init;
         ctx->src.fill_input_buffer = src_fill;
         ctx->src.skip_input_data = src_skip;

@@ -245,3 +245,26 @@ def test_fused_batch_equals_tf_pipeline():
     want = np.stack([tf.image.resize(tf.io.decode_jpeg(d, channels=3), [64, 48]) / 255.0
                      for d in datas])
     same(got, want.astype(np.float32))
+
+
+@pytest.mark.parametrize("subsampling", [0, 1, 2])
+@pytest.mark.parametrize("fraction", [0.3, 0.5, 0.9, 0.99])
+def test_try_recover_truncated(subsampling, fraction):
+    """A cut JPEG decoded with try_recover_truncated: same shape, every row equal to
+    TensorFlow's except within the MCU rows at the cut (libjpeg-turbo 2.1.5 vs TF's
+    2.1.4 zero-fill the partly received MCU row differently): at most 2 MCU rows + 2
+    lines, contiguous."""
+    y, x = np.mgrid[0:240, 0:200]
+    img = np.clip(np.stack([40 + 150 * x / 200 + 50 * y / 240 + 20 * k + 30 * np.sin(x / 7 + k)
+                            * np.cos(y / 9) for k in range(3)], -1), 0, 255).astype(np.uint8)
+    data = pil_bytes(img, "JPEG", quality=90, subsampling=subsampling)
+    data = data[: int(len(data) * fraction)]
+    want = tf.io.decode_jpeg(data, try_recover_truncated=True, acceptable_fraction=0.1).numpy()
+    got = tfi.decode_jpeg(data, try_recover_truncated=True).numpy()
+    assert got.shape == want.shape
+    rows = np.nonzero((got != want).any(axis=(1, 2)))[0]
+    mcu = 16 if subsampling == 2 else 8
+    if len(rows):
+        assert len(rows) <= 2 * mcu + 2 and rows.max() - rows.min() + 1 == len(rows)
+    with pytest.raises(errors.InvalidArgumentError, match="truncated JPEG"):
+        tfi.decode_jpeg(data)

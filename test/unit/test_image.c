@@ -281,6 +281,39 @@ static void test_damaged_inputs(void)
         CHECK(rc == TFN_E_TRUNCATED || rc == TFN_E_CORRUPT || rc == TFN_E_INVALID_ARG ||
               rc == TFN_OK);
     }
+    /* A progressive JPEG declaring 65000x65000: its coefficient buffer would need
+     * gigabytes, so even at ratio 8 (a 2^29-byte-limit-compliant output) the decoder
+     * refuses it at once instead of allocating. */
+    {
+        tfn_image_jpeg_options jo;
+        memset(&jo, 0, sizeof jo);
+        jo.progressive = 1;
+        uint8_t *prog = NULL;
+        size_t plen2 = 0;
+        REQUIRE(tfn_image_encode_jpeg(px, h, w, 3, &jo, &prog, &plen2, &err) == TFN_OK);
+        size_t sof = 0;
+        for (size_t i = 0; i + 9 < plen2; i++)
+            if (prog[i] == 0xFF && prog[i + 1] == 0xC2) {
+                sof = i;
+                break;
+            }
+        REQUIRE(sof != 0);
+        prog[sof + 5] = 0xFD; /* height 65000 */
+        prog[sof + 6] = 0xE8;
+        prog[sof + 7] = 0xFD; /* width 65000 */
+        prog[sof + 8] = 0xE8;
+        tfn_image_decode_options big;
+        memset(&big, 0, sizeof big);
+        big.ratio = 8;
+        big.channels = 1;
+        REQUIRE(tfn_image_probe(prog, plen2, &big, &info, &err) == TFN_OK);
+        size_t need = (size_t)info.out_height * info.out_width;
+        uint8_t *dst = malloc(need);
+        CHECK_EQ_INT(tfn_image_decode(prog, plen2, &big, dst, need, &info, &err), TFN_E_LIMIT);
+        CHECK(strstr(err.msg, "decoder memory") != NULL);
+        free(dst);
+        tfn_image_free(prog);
+    }
     /* Bit flips all over both files. */
     uint8_t *copy = malloc(jlen > plen ? jlen : plen);
     unsigned state = 12345;
