@@ -320,3 +320,67 @@ def test_killed_writer_leaves_a_prefix_of_whole_records(tmp_path, every):
     assert len(got) >= durable[-1]
     if every:
         assert durable[-1] >= 2000 - every  # flushed as asked, not only when full
+
+
+TMPFS_CHILD = textwrap.dedent("""
+    import errno, sys
+    sys.path.insert(0, sys.argv[1])
+    import tfnano as tf
+    from tfnano import _crecord
+    path = sys.argv[2] + "/full.tfrecord"
+    recs = [bytes([i % 256]) * (50 + (i * 37) % 900) for i in range(2000)]
+    w = tf.io.TFRecordWriter(path, flush_every_records=int(sys.argv[3]))
+    try:
+        for x in recs:
+            w.write(x)
+        w.close()
+        print("NOFAULT")
+        sys.exit(0)
+    except OSError as e:
+        first = (e.errno, e.filename == path, isinstance(e, tf.errors.ResourceExhaustedError))
+    sticky = 0
+    for call in (lambda: w.write(b"x"), w.flush, w.close, w.close):
+        try:
+            call()
+        except OSError as e:
+            sticky += e.errno == errno.ENOSPC
+    n, size = w.durable()
+    r = _crecord.Reader(path, "", 0, "raise")
+    got = []
+    while True:
+        rec = r.next_record()
+        if rec is None:
+            break
+        got.append(rec)
+    import os
+    print(first[0], first[1], first[2], sticky, n, size, os.path.getsize(path), len(got),
+          got == recs[:n])
+""")
+
+
+@pytest.mark.parametrize("every", [0, 1, 10])
+def test_full_tmpfs_leaves_whole_records(tmp_path, every):
+    """A real ENOSPC on a regular file: a 64 KiB tmpfs mounted in a user namespace
+    (unshare -rm). Skipped, saying why, where namespaces or tmpfs mounts are refused."""
+    import shutil
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare(1) is not installed")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    script = tmp_path / "child.py"
+    script.write_text(TMPFS_CHILD)
+    cmd = ["unshare", "-rm", "sh", "-c",
+           'mount -t tmpfs -o size=64k tmpfs "$1" || exit 77; exec "$2" "$3" "$4" "$1" "$5"',
+           "sh", str(mnt), sys.executable, str(script), PYPATH, str(every)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if out.returncode == 77 or (out.returncode != 0 and "unshare" in out.stderr):
+        pytest.skip("cannot mount a tmpfs in a user namespace here: %s" % out.stderr.strip())
+    assert out.returncode == 0, out.stderr
+    words = out.stdout.split()
+    assert words != ["NOFAULT"]
+    code, named, tf_class, sticky, n, size, on_disk, got, same = words
+    assert int(code) == errno.ENOSPC and named == "True" and tf_class == "True"
+    assert int(sticky) == 4
+    assert int(size) == int(on_disk) and int(got) == int(n) and same == "True"
+    if every:  # flushed records made it; with the default 256 KiB buffer none fit
+        assert int(n) >= 40
