@@ -1,0 +1,179 @@
+"""tf.data pipelines, code verbatim, under TensorFlow 2.21 and tfnano in one process:
+the pipelines of examples/ and of the W4 benchmark give TensorFlow's values, dtypes
+and shapes; deterministic interleaves give TensorFlow's order; an error inside a
+traced function has TensorFlow's message; ignore_errors() keeps what TensorFlow
+keeps behind parallel reads and parallel map."""
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+sys.path.insert(0, str(ROOT / "test" / "bench"))
+import tfnano as tn  # noqa: E402
+import bench_w4  # noqa: E402
+
+
+def values(x):
+    if isinstance(x, dict):
+        return {k: values(v) for k, v in sorted(x.items())}
+    if isinstance(x, (tuple, list)):
+        return tuple(values(v) for v in x)
+    a = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+    kind = "bytes" if a.dtype == object or a.dtype.kind == "S" else a.dtype.str
+    return (kind, a.shape, a.tolist())
+
+
+def run_both(make):
+    return [values(e) for e in make(tf)], [values(e) for e in make(tn)]
+
+
+@pytest.fixture(scope="module")
+def w1(tmp_path_factory):
+    return bench_w4.write_w1(str(tmp_path_factory.mktemp("w1")), 700)
+
+
+@pytest.fixture(scope="module")
+def w2(tmp_path_factory):
+    return bench_w4.write_w2(str(tmp_path_factory.mktemp("w2")), 90)
+
+
+def deterministic(ds, lib):
+    opt = lib.data.Options()
+    opt.deterministic = True
+    return ds.with_options(opt)
+
+
+@pytest.mark.parametrize("engine", ["1", "0"])
+def test_quest_pipeline_verbatim(w1, engine, monkeypatch):
+    monkeypatch.setenv("TFNANO_C_PIPELINE", engine)
+    want, got = run_both(lambda lib: deterministic(bench_w4.quest_pipeline(lib, w1), lib))
+    assert got == want
+
+
+def test_image_record_pipeline_verbatim(w2):
+    want, got = run_both(lambda lib: bench_w4.image_pipeline(lib, w2))
+    assert got == want
+
+
+def test_batch_then_parse_example_verbatim(w1):
+    want, got = run_both(lambda lib: bench_w4.batch_first_pipeline(lib, w1))
+    assert got == want
+
+
+def test_image_example_padded_batch_after_sequence_feature(tmp_path):
+    rng = np.random.default_rng(1)
+    path = str(tmp_path / "img.tfrecord")
+    with tn.io.TFRecordWriter(path) as w:
+        for i in range(70):
+            ex = tn.train.Example(features=tn.train.Features(feature={
+                "image": tn.train.Feature(bytes_list=tn.train.BytesList(
+                    value=[rng.bytes(int(rng.integers(10, 90)))])),
+                "height": tn.train.Feature(int64_list=tn.train.Int64List(value=[i])),
+                "box_labels": tn.train.Feature(int64_list=tn.train.Int64List(
+                    value=rng.integers(0, 80, int(rng.integers(0, 6))).tolist())),
+            }))
+            w.write(ex.SerializeToString())
+
+    def make(lib):
+        features = {
+            "image": lib.io.FixedLenFeature([], lib.string),
+            "height": lib.io.FixedLenFeature([], lib.int64),
+            "label": lib.io.FixedLenFeature([], lib.int64, default_value=-1),
+            "box_labels": lib.io.FixedLenSequenceFeature([], lib.int64, allow_missing=True),
+        }
+        return (lib.data.TFRecordDataset(path)
+                .map(lambda r: lib.io.parse_single_example(r, features))
+                .map(lambda d: ((d["image"], d["height"]), d["box_labels"]))
+                .padded_batch(32, padding_values=(None, lib.constant(-1, lib.int64))))
+    want, got = run_both(make)
+    assert got == want
+
+
+def test_deterministic_interleave_order(tmp_path):
+    files = []
+    for f, n in enumerate([5, 0, 13, 2, 9, 1, 7]):
+        p = str(tmp_path / ("f%d" % f))
+        with tn.io.TFRecordWriter(p) as w:
+            for i in range(n):
+                w.write(b"%d:%d" % (f, i))
+        files.append(p)
+    for reads in (2, 3, 5):
+        want, got = run_both(lambda lib: lib.data.TFRecordDataset(files,
+                                                                   num_parallel_reads=reads))
+        assert got == want, reads
+        want, got = run_both(lambda lib: lib.data.TFRecordDataset(
+            files, num_parallel_reads=reads).batch(4))
+        assert got == want, reads
+    for cycle, block in ((2, 3), (4, 1), (3, 2)):
+        want, got = run_both(lambda lib: lib.data.Dataset.from_tensor_slices(files).interleave(
+            lambda f: lib.data.TFRecordDataset(f), cycle_length=cycle, block_length=block))
+        assert got == want, (cycle, block)
+
+
+def _tf_text(e):
+    """TensorFlow's message without the graph decorations it adds around it."""
+    text = str(e)
+    text = re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", text)
+    # "Error in user-defined function passed to MapDataset:12 transformation with
+    # iterator: Iterator::Root::ParallelMapV2: " names TensorFlow's graph, not the error
+    text = re.sub(r"^Error in user-defined function passed to \S+ transformation with "
+                  r"iterator: \S+: ", "", text)
+    return text.split("\n")[0].strip()
+
+
+def _records(tmp_path, bad_at, n=12):
+    path = str(tmp_path / "e.tfrecord")
+    with tn.io.TFRecordWriter(path) as w:
+        for i in range(n):
+            w.write(tn.train.Example(features=tn.train.Features(feature={
+                "id": tn.train.Feature(int64_list=tn.train.Int64List(value=[i])),
+                "v": tn.train.Feature(int64_list=tn.train.Int64List(
+                    value=[i] if i in bad_at else [i, i]))})).SerializeToString())
+    return path
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_error_inside_a_traced_function_has_tensorflows_message(tmp_path, batched):
+    path = _records(tmp_path, {5})
+
+    def make(lib):
+        feats = {"id": lib.io.FixedLenFeature([], lib.int64),
+                 "v": lib.io.FixedLenFeature([2], lib.int64)}
+        ds = lib.data.TFRecordDataset(path).map(
+            lambda r: lib.io.parse_single_example(r, feats))
+        return ds.batch(4) if batched else ds
+
+    errs = []
+    for lib in (tf, tn):
+        with pytest.raises(Exception) as e:
+            list(make(lib))
+        errs.append(e.value)
+    assert type(errs[1]).__name__ == type(errs[0]).__name__ == "InvalidArgumentError"
+    assert str(errs[1]).split("; ")[0] == _tf_text(errs[0])
+
+
+def test_ignore_errors_keeps_what_tensorflow_keeps(tmp_path):
+    paths = []
+    for s in range(3):
+        d = tmp_path / ("s%d" % s)
+        d.mkdir()
+        paths.append(_records(d, {1, 4, 9}, n=11 + s))
+
+    def make(lib):
+        feats = {"id": lib.io.FixedLenFeature([], lib.int64),
+                 "v": lib.io.FixedLenFeature([2], lib.int64)}
+        return (lib.data.TFRecordDataset(paths, num_parallel_reads=3)
+                .map(lambda r: lib.io.parse_single_example(r, feats)["id"],
+                     num_parallel_calls=3)
+                .prefetch(2).ignore_errors())
+    want, got = run_both(make)
+    assert got == want
+    want, got = run_both(lambda lib: make(lib).batch(5))
+    assert got == want
