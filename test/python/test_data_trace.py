@@ -282,3 +282,41 @@ def test_batch_then_parse_example_same_on_both_engines(shards, tmp_path, engine)
     with pytest.raises(InvalidArgumentError) as eager_error:
         tf.io.parse_example([example(a=[1, 2])] * 3 + [example(a=[1])], feats)
     assert str(e.value).split("; ")[0] == str(eager_error.value).split("; ")[0]
+
+
+def outcomes(ds, limit=200):
+    """Every next(): its value, or the error's class and TensorFlow's text."""
+    out = []
+    it = iter(ds)
+    for _ in range(limit):
+        try:
+            out.append(("ok", plain(next(it))))
+        except StopIteration:
+            break
+        except Exception as e:  # noqa: BLE001 - the outcome is what we compare
+            out.append(("error", type(e).__name__, str(e).split("; ")[0]))
+    return out
+
+
+@pytest.mark.parametrize("batch,drop", [(1, False), (3, False), (4, True), (50, False)])
+def test_filter_batch_vectorized_equals_per_element_with_errors(tmp_path, batch, drop):
+    recs = []
+    for i in range(40):
+        bad = i in (5, 17, 18, 33)
+        recs.append(example(k=i, v=[i] if bad else [i, -i]))
+    path = write(tmp_path / "fb", recs)
+    feats = {"k": tf.io.FixedLenFeature([], tf.int64), "v": tf.io.FixedLenFeature([2], tf.int64)}
+
+    def make():
+        return (tf.data.TFRecordDataset(path)
+                .map(lambda r: tf.io.parse_single_example(r, feats))
+                .filter(lambda d: d["k"] % 3 != 1)
+                .batch(batch, drop_remainder=drop))
+    assert "filter_and_batch" in make().plan_text()
+    exp.enable_debug_mode()
+    try:
+        want = outcomes(make())
+    finally:
+        exp.disable_debug_mode()
+    assert outcomes(make()) == want
+    assert any(o[0] == "error" for o in want)

@@ -103,6 +103,13 @@ class BatchNode(plan.Node):
         up = self.inputs[0]
         if type(up) is MapNode:
             return MapBatchNode(up, self.batch_size, self.drop_remainder)
+        from .filter import FilterNode
+        if type(up) is FilterNode:
+            from .filter_batch import FilterBatchNode, fusable
+            found = fusable(up)
+            if found is not None:
+                return FilterBatchNode(found[0], found[1], up, self.batch_size,
+                                       self.drop_remainder)
         return self
 
     def stage(self, ctx):
