@@ -67,7 +67,7 @@ def check(rows, expected):
 
 
 def vahidk_loader(files, indexes, workers):
-    from tfrecord.torch.dataset import MultiTFRecordDataset, TFRecordDataset
+    from tfrecord.torch.dataset import TFRecordDataset
     if len(files) == 1:
         ds = TFRecordDataset(files[0], indexes[0] if indexes else None, VAHIDK_DESC)
     else:
@@ -76,7 +76,6 @@ def vahidk_loader(files, indexes, workers):
         ds = torch.utils.data.ChainDataset(
             [TFRecordDataset(f, i, VAHIDK_DESC) for f, i in
              zip(files, indexes or [None] * len(files))])
-    del MultiTFRecordDataset
     return DataLoader(ds, batch_size=BATCH, **loader_kw(workers))
 
 

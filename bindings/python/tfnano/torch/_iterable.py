@@ -2,7 +2,6 @@
 DataLoader workers x distributed ranks, reshuffled by set_epoch, resumable."""
 import hashlib
 
-import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 

@@ -45,7 +45,8 @@ def _row(a, i):
 
 class TFRecordMapDataset(Dataset):
     """Parsed records of TFRecord files by number (files in order), over their indexes
-    (GZIP / ZLIB files through seek points, see tfnano.io.index.TFRecordFile): ``len(ds)``, ``ds[i]`` (one record: {key: tensor}), and
+    (GZIP / ZLIB files through seek points, see tfnano.io.index.TFRecordFile):
+    ``len(ds)``, ``ds[i]`` (one record: {key: tensor}), and
     ``ds.__getitems__(indices)``, which torch >= 2.2's DataLoader calls with a whole
     batch of indices (one C parse call; pair it with ``collate_fn=tfnano.torch.collate``
     to skip the re-stacking). Arguments as TFRecordIterableDataset."""

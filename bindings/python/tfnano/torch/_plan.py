@@ -15,6 +15,7 @@ any number of workers and a job resumes from "k batches done".
 import numpy as np
 
 EVEN_SPLITS = (None, "pad", "drop")
+_MASK = (1 << 64) - 1  # numpy seeds are non-negative: negative seeds wrap
 
 
 class OrderPlan:
@@ -41,7 +42,8 @@ class OrderPlan:
         cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64))
         block_file, block_start, block_len = cat(files), cat(starts), cat(lens)
         if shuffle and len(block_file):
-            order = np.random.default_rng([int(seed), int(epoch)]).permutation(len(block_file))
+            rng = np.random.default_rng([int(seed) & _MASK, int(epoch) & _MASK])
+            order = rng.permutation(len(block_file))
             block_file, block_start, block_len = (block_file[order], block_start[order],
                                                   block_len[order])
         self.block_file, self.block_start, self.block_len = block_file, block_start, block_len
@@ -82,8 +84,8 @@ class OrderPlan:
         _, stop = self.window_of(first // self.batch_size)
         n = stop - first
         if self.shuffle:
-            perm = np.random.default_rng(
-                [self.seed, self.epoch, self.rank, first // self.window, 1]).permutation(n)
+            key = [self.seed & _MASK, self.epoch & _MASK, self.rank, first // self.window, 1]
+            perm = np.random.default_rng(key).permutation(n)
         else:
             perm = np.arange(n)
         self._perm = (first, perm)
