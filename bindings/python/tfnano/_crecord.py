@@ -235,7 +235,10 @@ class Reader:
     "skip" (damaged ranges are skipped: the reader goes on with the next good record)
     or "warn" (skip, with a DamagedRecordsWarning for each range). The ranges skipped
     are in ``skipped`` (a list of DamagedRange, the first 10,000), their number and
-    bytes in ``skipped_records`` and ``skipped_bytes``."""
+    bytes in ``skipped_records`` and ``skipped_bytes``: a damaged range is usually one
+    damaged record (a flipped, lost or added byte, a torn record), but damage that
+    spans records (a zeroed block, garbage) makes one range of several, whose number
+    no reader can know."""
 
     MAX_RANGES = 10000
 
