@@ -162,6 +162,10 @@ def test_resume_after_k_batches(files, workers):
     state = it.get_state()
     assert state["epoch"] == 4 and state["batch"] == k
     assert state["file"] in files and isinstance(state["record"], int)
+    f = files.index(state["file"])
+    assert state["offset"] == ds.indexes[f].offsets[state["record"]]
+    import json
+    assert json.loads(json.dumps(state)) == state  # a checkpoint can hold it as is
     # a new process: same arguments, the saved state
     again = TFRecordIterableDataset(files, FEATURES, batch_size=12, shuffle=True, seed=9,
                                     rank=1, world_size=2, block_size=20, shuffle_window=50)

@@ -128,7 +128,8 @@ class TFRecordIterableDataset(IterableDataset):
         return {"version": _STATE_VERSION, "fingerprint": self.fingerprint(), "epoch": epoch,
                 "seed": self.seed, "batch": int(batch), "sample": int(sample),
                 "file": None if at is None else self.files[at[0]],
-                "record": None if at is None else at[1]}
+                "record": None if at is None else at[1],
+                "offset": None if at is None else int(self.indexes[at[0]].offsets[at[1]])}
 
     def set_state(self, state):
         """Resume from a state (it.get_state() or state_after()): the next iteration
@@ -243,8 +244,10 @@ class _Iterator:
             self._pending = (batch, n, self._skip)
 
     def get_state(self):
-        """Where this iterator stands (epoch, next batch, the next record's file and
-        number, seed); set_state() on a new iterator or on the dataset resumes there."""
+        """Where this iterator stands (epoch, next batch, the next record's file, number
+        and byte offset (in the decompressed stream for GZIP / ZLIB), seed; the shuffle
+        order follows from seed and epoch); set_state() on a new iterator or on the
+        dataset resumes there."""
         pos = self._next
         sample = self._skip if not self._ds.batch_size else 0
         return self._ds._state(self._plan.epoch, pos, sample)
