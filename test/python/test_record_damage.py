@@ -315,7 +315,21 @@ def test_killed_writer_leaves_a_prefix_of_whole_records(tmp_path, every):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    got, _ = read_all(p)  # raise mode: any torn record would be an error
+    r = _crecord.Reader(str(p), "", 0, "raise")
+    got = []
+    try:
+        while True:
+            rec = r.next_record()
+            if rec is None:
+                break
+            got.append(rec)
+    except DataLossError as e:
+        # only a kill inside a write(2), which Linux may end early, tears the last
+        # record (docs/tfrecord.md); nothing else may be wrong with the file
+        assert e.message.startswith("truncated record at "), e.message
+        assert e.offset == sum(len(x) + 16 for x in got)
+    finally:
+        r.close()
     assert got == [bytes([i % 256]) * (100 + i % 300) for i in range(len(got))]
     assert len(got) >= durable[-1]
     if every:
