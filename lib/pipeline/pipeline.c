@@ -148,9 +148,13 @@ static void worker_loop(tfn__worker *w)
 
         pthread_mutex_lock(&p->mu);
         p->parse_skipped += skipped;
-        p->seen_records = records;
-        p->seen_regions = regions;
-        p->seen_bytes = bytes;
+        /* workers finish out of order: keep the latest reading (the counters grow) */
+        if (records > p->seen_records)
+            p->seen_records = records;
+        if (regions > p->seen_regions)
+            p->seen_regions = regions;
+        if (bytes > p->seen_bytes)
+            p->seen_bytes = bytes;
         if (end) {
             p->done = true;
             p->end_seq = keep ? b->seq + 1 : b->seq;
