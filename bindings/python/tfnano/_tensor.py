@@ -56,7 +56,12 @@ class Tensor(np.ndarray):
     # Indexing down to one element gives a 0-d Tensor (as TensorFlow does), so that
     # `batch["x"][0].numpy()` and `for x in t: x.numpy()` keep working.
     def __getitem__(self, idx):
-        r = np.ndarray.__getitem__(self, idx)
+        try:
+            r = np.ndarray.__getitem__(self, idx)
+        except IndexError:  # TensorFlow's InvalidArgumentError and text, when it has one
+            from .ops.array_ops import _check_index
+            _check_index(self.view(np.ndarray), idx)
+            raise
         if isinstance(r, np.ndarray):
             return r
         out = np.empty((), dtype=self.dtype)

@@ -53,17 +53,32 @@ def type_error(op, index, want, got):
 
 def _python_into(op, value, dtype, index, reflected):
     """A Python number or list converted to `dtype`, as TensorFlow converts the other
-    operand of a binary op: a float into an integer tensor is refused."""
+    operand of a binary op: a float into an integer tensor is refused (TypeError);
+    ``x + y`` (TensorFlow's _add_dispatch) falls back to the value's own dtype, so
+    there the refusal is the kernel's InvalidArgumentError."""
+    try:
+        return _python_into_strict(op, value, dtype, index, reflected)
+    except TypeError:
+        if op == "AddV2" and not reflected:
+            raise type_error(op, index, dtype, _infer(value).dtype) from None
+        raise
+
+
+def _python_into_strict(op, value, dtype, index, reflected):
     arr = np.asarray(value)
+    if dtype.kind == "b" and arr.dtype.kind != "b":
+        raise TypeError("Cannot convert %r to EagerTensor of dtype bool" % (value,))
+    # A Python bool converts to int32/int64/floats (as an int) but not to narrow ints.
+    if arr.dtype.kind == "b" and dtype.kind in "iu" and dtype.itemsize < 4:
+        raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
+                        % (value, _dt.as_dtype(dtype).name))
     if arr.dtype.kind in "SUO":
         if dtype.kind == "O":
             return to_array(value)
         raise type_error(op, index, dtype, _dt.string)
     if arr.dtype.kind == "f" and dtype.kind in "iub":
-        if reflected:
-            raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
-                            % (value, _dt.as_dtype(dtype).name))
-        raise type_error(op, index, dtype, np.float32)
+        raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
+                        % (value, _dt.as_dtype(dtype).name))
     if arr.dtype.kind == "c" and dtype.kind != "c":
         raise type_error(op, index, dtype, np.complex128)
     if dtype.kind == "O":

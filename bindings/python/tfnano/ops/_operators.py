@@ -7,7 +7,7 @@ from . import array_ops, math_ops
 BINARY = {
     "__add__": math_ops.add,
     "__sub__": math_ops.subtract,
-    "__mul__": math_ops.multiply,
+    "__mul__": math_ops.multiply_operator,
     "__truediv__": math_ops.truediv,
     "__floordiv__": math_ops.floordiv,
     "__mod__": math_ops.floormod,

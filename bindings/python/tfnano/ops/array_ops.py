@@ -84,7 +84,11 @@ def size(input, out_type=_dt.int32, name=None):  # noqa: A002
     return wrap(np.asarray(to_array(input).size, _dt.as_dtype(out_type).as_numpy_dtype))
 
 
-def _reshape_target(total, dims):
+def _reshape_target(input_shape, dims):
+    """TensorFlow's Reshape shape rule, zero sizes included: with a zero in `dims`,
+    zero dimensions of the input are left out of the count the -1 is inferred from."""
+    total = int(np.prod(input_shape)) if not isinstance(input_shape, int) else input_shape
+    in_dims = [input_shape] if isinstance(input_shape, int) else list(input_shape)
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1:
         raise InvalidArgumentError(None, None, "Only one input size may be -1, not both "
@@ -93,16 +97,28 @@ def _reshape_target(total, dims):
         if d < -1:
             raise InvalidArgumentError(None, None, "Size %d must be non-negative, not %d"
                                        % (i, d))
-    known = int(np.prod([d for d in dims if d != -1])) if dims else 1
+    has_zero = any(d == 0 for d in dims)
+    product = 1
+    for d in dims:
+        if d > 0:
+            product *= d
     if unknown:
-        if known == 0 or total % known:
+        count, input_has_zero = 1, False
+        for d in in_dims:
+            if d > 0 or not has_zero:
+                count *= d
+            else:
+                input_has_zero = True
+        missing = count // product if product else 0
+        if not input_has_zero and product * missing != count:
             raise InvalidArgumentError(None, None, "Input to reshape is a tensor with %d "
                                        "values, but the requested shape requires a multiple"
-                                       " of %d" % (total, known))
-        dims = [total // known if d == -1 else d for d in dims]
-    elif known != total:
+                                       " of %d" % (count, product))
+        dims = [missing if d == -1 else d for d in dims]
+    requested = int(np.prod(dims)) if dims else 1
+    if requested != total:
         raise InvalidArgumentError(None, None, "Input to reshape is a tensor with %d values,"
-                                   " but the requested shape has %d" % (total, known))
+                                   " but the requested shape has %d" % (total, requested))
     return dims
 
 
@@ -115,14 +131,14 @@ def _reshape_infer(tensor, shape, name=None):
     dims = shape_list(shape)
     if isinstance(tensor, Symbol) and tensor.spec.shape is not None and \
             None not in tensor.spec.shape:
-        dims = _reshape_target(int(np.prod(tensor.spec.shape)), dims)
+        dims = _reshape_target(tensor.spec.shape, dims)
     return Spec(dtype, tuple(None if d == -1 else d for d in dims))
 
 
 def _reshape_batch(tensor, shape, name=None):
     a = np.asarray(tensor)
     dims = [int(d) for d in _same_rows(shape, "the shape given to tf.reshape")]
-    per = _reshape_target(int(np.prod(a.shape[1:])), dims)
+    per = _reshape_target(a.shape[1:], dims)
     return a.reshape((a.shape[0],) + tuple(per))
 
 
@@ -130,7 +146,7 @@ def _reshape_batch(tensor, shape, name=None):
 def reshape(tensor, shape, name=None):
     """``tf.reshape``: at most one -1, sizes must agree (InvalidArgumentError)."""
     a = to_array(tensor)
-    dims = _reshape_target(a.size, shape_list(shape))
+    dims = _reshape_target(a.shape, shape_list(shape))
     return wrap(a.reshape(dims))
 
 
@@ -379,15 +395,26 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         out_type = builtins.max((v.dtype for v in vals),
                                 key=lambda t: order.index(t) if t in order else 0)
     s, l, d = (v.item() for v in vals)
+
+    def show(v):  # TensorFlow prints its float bounds in shortest form (1, 0.5)
+        return "%g" % v if isinstance(v, float) else str(v)
     if d == 0:
-        raise InvalidArgumentError(None, None, "Requires delta != 0: %s" % d)
+        raise InvalidArgumentError(None, None, "Requires delta != 0: %s" % show(d))
     if d > 0 and s > l:
         raise InvalidArgumentError(None, None, "Requires start <= limit when delta > 0: "
-                                   "%s/%s" % (s, l))
+                                   "%s/%s" % (show(s), show(l)))
     if d < 0 and s < l:
         raise InvalidArgumentError(None, None, "Requires start >= limit when delta < 0: "
-                                   "%s/%s" % (s, l))
-    return wrap(np.arange(s, l, d).astype(out_type))
+                                   "%s/%s" % (show(s), show(l)))
+    # Size and values in the output dtype's arithmetic, as TensorFlow's kernel.
+    t = np.dtype(out_type).type
+    with np.errstate(all="ignore"):
+        ts, tl, td = t(s), t(l), t(d)
+        if np.dtype(out_type).kind in "iu":
+            n = (abs(int(tl) - int(ts)) + abs(int(td)) - 1) // abs(int(td))
+        else:
+            n = int(np.ceil(np.abs((tl - ts) / td)))
+        return wrap((ts + np.arange(n, dtype=out_type) * td).astype(out_type))
 
 
 @traceable("identity", batch="elementwise")
@@ -474,6 +501,8 @@ def gather_nd(params, indices, batch_dims=0, name=None):
 @traceable("where", batch=None)
 def _where1(condition):
     c = to_array(condition)
+    if c.ndim == 0:
+        raise InvalidArgumentError(None, None, "WhereOp : Unhandled input dimensions: 0")
     return wrap(np.argwhere(c).astype(np.int64))
 
 
@@ -721,22 +750,29 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
 # --------------------------------------------------------------- __getitem__
 
 def _check_index(a, idx):
+    """TensorFlow's errors for integer indices out of range (an ellipsis stands for the
+    dimensions the other parts do not name)."""
     parts = idx if isinstance(idx, tuple) else (idx,)
+    named = sum(1 for p in parts if p is not None and p is not Ellipsis)
     dim = 0
     for p in parts:
         if p is None:
             continue
         if p is Ellipsis:
-            return
+            dim += max(a.ndim - named, 0)
+            continue
         if isinstance(p, (int, np.integer)) or (isinstance(p, np.ndarray) and p.ndim == 0
                                                 and p.dtype.kind in "iu"):
+            if dim >= a.ndim:
+                raise InvalidArgumentError(None, None, "Index out of range using input dim "
+                                           "%d; input has only %d dims" % (dim, a.ndim))
             i = int(p)
-            if dim < a.ndim and (i >= a.shape[dim] or i < -a.shape[dim]):
+            if i >= a.shape[dim] or i < -a.shape[dim]:
                 raise InvalidArgumentError(None, None, "slice index %d of dimension %d out "
                                            "of bounds." % (i, dim))
-            if dim >= a.ndim:
-                raise ValueError("Index out of range using input dim %d; input has only %d "
-                                 "dims" % (dim, a.ndim))
+        elif dim >= a.ndim:
+            raise InvalidArgumentError(None, None, "Index out of range using input dim %d; "
+                                       "input has only %d dims" % (dim, a.ndim))
         dim += 1
 
 

@@ -21,8 +21,26 @@ def _broadcast(op, a, b):
             ",".join(map(str, a.shape)), ",".join(map(str, b.shape)))) from None
 
 
+def _divide_types(x, y):
+    """tf.math.truediv refuses (TypeError) typed operands of two dtypes, and bool or
+    string ones, before any kernel runs."""
+    def dtype_of(v):
+        if isinstance(v, Symbol):
+            return v.spec.dtype
+        return np.asarray(v).dtype if isinstance(v, (np.ndarray, np.generic)) else None
+    dx, dy = dtype_of(x), dtype_of(y)
+    if dx is not None and dy is not None and dx != dy:
+        raise TypeError("`x` and `y` must have the same dtype, got %r != %r."
+                        % (_dt.as_dtype(dx), _dt.as_dtype(dy)))
+    for d in (dx, dy):
+        if d is not None and d.kind in "bOSU":
+            raise TypeError("Invalid dtype %r in __truediv__" % _dt.as_dtype(d))
+
+
 def _binary(tf_name, kernel, compute, allowed=None):
     def op(x, y, name=None):
+        if kernel == "RealDiv":
+            _divide_types(x, y)
         a, b = same_dtype(kernel, x, y)
         if allowed is not None:
             check_dtype(kernel, a, allowed)
@@ -35,9 +53,14 @@ def _binary(tf_name, kernel, compute, allowed=None):
     return traceable(tf_name, batch="elementwise", infer=lenient_infer(op))(op)
 
 
-def _unary(tf_name, compute, allowed=None):
+def _unary(tf_name, compute, allowed=None, unregistered=()):
     def op(x, name=None):
         a = to_array(x)
+        if _dt.as_dtype(a.dtype).name in unregistered:  # TF has the op but no CPU kernel
+            from ..errors import NotFoundError
+            kernel = tf_name.rsplit(".", 1)[-1].capitalize()
+            raise NotFoundError(None, None, "Could not find device for node: {{node %s}} = "
+                                "%s[T=DT_%s]" % (kernel, kernel, a.dtype.name.upper()))
         if allowed is not None:
             check_dtype(tf_name, a, allowed)
         with np.errstate(all="ignore"):
@@ -96,21 +119,23 @@ def _divide_no_nan(a, b):
 
 
 add = _binary("math.add", "AddV2", lambda a, b: a + b if a.dtype.kind != "O"
-              else np.vectorize(lambda u, v: u + v, otypes=[object])(a, b))
+              else np.vectorize(lambda u, v: u + v, otypes=[object])(a, b), NUMERIC + ("string",))
 subtract = _binary("math.subtract", "Sub", np.subtract, NUMERIC)
-multiply = _binary("math.multiply", "Mul", np.multiply, NUMERIC + ("bool",))
+multiply = _binary("math.multiply", "Mul", np.multiply, NUMERIC)
 truediv = _binary("math.truediv", "RealDiv", _truediv, NUMERIC)
 divide = _binary("math.divide", "RealDiv", _truediv, NUMERIC)
 floordiv = _binary("math.floordiv", "FloorDiv", _floordiv, REAL)
 floormod = _binary("math.floormod", "FloorMod", _floormod, REAL)
 mod = floormod
-pow = _binary("math.pow", "Pow", _pow, NUMERIC)  # noqa: A001 - TensorFlow's name
+pow = _binary("math.pow", "Pow", _pow, SIGNED)  # noqa: A001 - TensorFlow's name
 maximum = _binary("math.maximum", "Maximum", np.maximum, REAL)
 minimum = _binary("math.minimum", "Minimum", np.minimum, REAL)
 squared_difference = _binary("math.squared_difference", "SquaredDifference",
-                             lambda a, b: (a - b) * (a - b), NUMERIC)
-divide_no_nan = _binary("math.divide_no_nan", "DivNoNan", _divide_no_nan, FLOATS)
-atan2 = _binary("math.atan2", "Atan2", np.arctan2, FLOATS)
+                             lambda a, b: (a - b) * (a - b),
+                             ("float16", "float32", "float64", "int32", "int64", "complex64",
+                              "complex128"))
+divide_no_nan = _binary("math.divide_no_nan", "DivNoNan", _divide_no_nan, NUMERIC)
+atan2 = _binary("math.atan2", "Atan2", np.arctan2, FLOATS[:3])
 equal = _binary("math.equal", "Equal", np.equal)
 not_equal = _binary("math.not_equal", "NotEqual", np.not_equal)
 less = _binary("math.less", "Less", np.less, REAL)
@@ -130,7 +155,8 @@ sign = _unary("math.sign", np.sign, SIGNED)
 square = _unary("math.square", np.square, NUMERIC)
 sqrt = _unary("math.sqrt", np.sqrt, FLOATS)
 rsqrt = _unary("math.rsqrt", lambda a: 1 / np.sqrt(a), FLOATS)
-reciprocal = _unary("math.reciprocal", np.reciprocal, SIGNED)
+reciprocal = _unary("math.reciprocal", np.reciprocal, FLOATS,
+                    unregistered=("int8", "int16", "int32", "int64"))
 exp = _unary("math.exp", np.exp, FLOATS)
 expm1 = _unary("math.expm1", np.expm1, FLOATS)
 log = _unary("math.log", np.log, FLOATS)
@@ -140,11 +166,11 @@ cos = _unary("math.cos", np.cos, FLOATS)
 tan = _unary("math.tan", np.tan, FLOATS)
 tanh = _unary("math.tanh", np.tanh, FLOATS)
 sigmoid = _unary("math.sigmoid", lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype), FLOATS)
-softplus = _unary("math.softplus", lambda a: np.logaddexp(0, a).astype(a.dtype), FLOATS)
-floor = _unary("math.floor", np.floor, FLOATS)
-ceil = _unary("math.ceil", np.ceil, FLOATS)
-round = _unary("math.round", np.round, NUMERIC)  # noqa: A001 - half to even, as TF
-rint = _unary("math.rint", np.rint, FLOATS)
+softplus = _unary("math.softplus", lambda a: np.logaddexp(0, a).astype(a.dtype), FLOATS[:3])
+floor = _unary("math.floor", np.floor, FLOATS[:3])
+ceil = _unary("math.ceil", np.ceil, FLOATS[:3])
+round = _unary("math.round", np.round, REAL)  # noqa: A001 - half to even, as TF
+rint = _unary("math.rint", np.rint, ("float32", "float64"))
 is_nan = _unary("math.is_nan", np.isnan, FLOATS[:3])
 is_inf = _unary("math.is_inf", np.isinf, FLOATS[:3])
 is_finite = _unary("math.is_finite", np.isfinite, FLOATS[:3])
@@ -247,7 +273,7 @@ reduce_all = _reduction("math.reduce_all", lambda a, ax, k: np.all(a, axis=ax, k
                         ("bool",))
 reduce_variance = _reduction("math.reduce_variance", _variance, FLOATS)
 reduce_std = _reduction("math.reduce_std", _std, FLOATS)
-reduce_logsumexp = _reduction("math.reduce_logsumexp", _logsumexp, FLOATS)
+reduce_logsumexp = _reduction("math.reduce_logsumexp", _logsumexp, FLOATS[:3])
 
 
 def _count_nonzero(input, axis=None, keepdims=None, dtype=_dt.int64, name=None):
@@ -409,6 +435,15 @@ def _is_bool(x):
     return to_array(x).dtype.kind == "b"
 
 
+def _mul_operator(x, y):
+    """``x * y``: on bool tensors TensorFlow's operator is logical_and (a Python number
+    taken as its truth value)."""
+    if _is_bool(x) and not isinstance(y, (np.ndarray, np.generic, Symbol)) and \
+            np.asarray(y).dtype.kind in "iub":
+        return logical_and(x, np.asarray(y).astype(bool))
+    return multiply(x, y)
+
+
 def _and(x, y):
     return logical_and(x, y) if _is_bool(x) else bitwise_and(x, y)
 
@@ -431,3 +466,4 @@ logical_or_bitwise_and = _and
 logical_or_bitwise_or = _or
 logical_or_bitwise_xor = _xor
 logical_or_bitwise_invert = _invert_op
+multiply_operator = _mul_operator

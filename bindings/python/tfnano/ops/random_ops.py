@@ -76,7 +76,7 @@ def _uniform(rng, shape, minval, maxval, dtype):
     t = _float_type(dtype)
     if t.kind in "iu":
         if maxval is None:
-            raise ValueError("Must specify maxval for integer dtype %s" % _dt.as_dtype(dtype))
+            raise ValueError("Must specify maxval for integer dtype %r" % _dt.as_dtype(dtype))
         lo, hi = int(plain(minval)), int(plain(maxval))
         if lo >= hi:
             raise InvalidArgumentError(None, None, "Need minval < maxval, got %d >= %d"

@@ -342,8 +342,10 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
                                               shortest, width, fill), a))
 
 
-def _format_value(a, summarize):
+def _format_value(a, summarize, top=True):
     a = np.asarray(a)
+    if top and a.size == 0:
+        return "" if a.dtype.kind == "b" else "[]"  # as TensorFlow prints them
     if a.ndim == 0:
         v = a.item()
         if isinstance(v, bytes):
@@ -353,10 +355,10 @@ def _format_value(a, summarize):
         return str(int(v)) if a.dtype.kind == "b" else str(v)
     n = a.shape[0]
     if summarize >= 0 and n > 2 * summarize:
-        items = [_format_value(a[i], summarize) for i in range(summarize)] + ["..."] + \
-            [_format_value(a[i], summarize) for i in range(n - summarize, n)]
+        items = [_format_value(a[i], summarize, False) for i in range(summarize)] + ["..."] + \
+            [_format_value(a[i], summarize, False) for i in range(n - summarize, n)]
     else:
-        items = [_format_value(a[i], summarize) for i in range(n)]
+        items = [_format_value(a[i], summarize, False) for i in range(n)]
     sep = " " if a.ndim == 1 else "\n" + " " * 1
     return "[" + sep.join(items) + "]"
 
