@@ -313,3 +313,36 @@ def test_prefetch_thread_passes_errors_on(tmp_path):
     open(path, "wb").write(bytes(raw))
     with pytest.raises(errors.DataLossError):
         list(ds)
+
+
+def _distributed_rank(rank, world, port, files, out):
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+                            world_size=world)
+    try:
+        ds = TFRecordIterableDataset(files, {"id": FEATURES["id"]}, batch_size=16,
+                                     shuffle=True, even_split="pad")
+        assert (ds.rank, ds.world_size) == (rank, world)
+        ids = ids_of(list(DataLoader(ds, batch_size=None, num_workers=0)))
+        sizes = [torch.zeros(1, dtype=torch.int64) for _ in range(world)]
+        dist.all_gather(sizes, torch.tensor([len(ids)]))
+        assert len({int(s) for s in sizes}) == 1  # the same number of steps everywhere
+        with open("%s.%d" % (out, rank), "w") as f:
+            f.write(" ".join(map(str, ids)))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_rank_and_world_from_torch_distributed(files, tmp_path):
+    import socket
+
+    import torch.multiprocessing as mp
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = str(tmp_path / "ids")
+    mp.spawn(_distributed_rank, args=(2, port, files, out), nprocs=2, join=True)
+    seen = []
+    for r in range(2):
+        seen += [int(x) for x in open("%s.%d" % (out, r)).read().split()]
+    assert set(seen) == set(range(TOTAL)) and len(seen) == 2 * -(-TOTAL // 2)
