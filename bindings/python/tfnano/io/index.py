@@ -305,7 +305,8 @@ class TFRecordFile:
     by one pass over the file on first use (zlib's zran method: a point every
     `seek_spacing` decompressed bytes, ~32 KiB of memory each), each read inflating
     from the point before it. Record CRCs are checked on every read (verify=False
-    skips the payload CRC)."""
+    skips the payload CRC). One thread at a time per object (each process or thread
+    opens its own)."""
 
     def __init__(self, path, index=None, cache_dir=None, verify=True, compression=None,
                  seek_spacing=1 << 20):
