@@ -188,6 +188,14 @@ def test_order_matches_tfrecorddataset_parallel_reads(tmp_path):
         assert got == _interleave(per_file, reads, 1)
 
 
+def test_autotune_cycle_length_is_the_cpu_count(tmp_path):
+    per_file = [[b"%d-%d" % (f, k) for k in range(3)] for f in range(9)]
+    files = [_write(tmp_path / str(i), r) for i, r in enumerate(per_file)]
+    got = [x for b in CPipeline(files, cycle_length=tf.data.AUTOTUNE, num_threads=-1,
+                                prefetch=-1, batch_size=5) for x in b.numpy()]
+    assert got == _interleave(per_file, len(os.sched_getaffinity(0)), 1)
+
+
 def test_raw_batches_are_views_and_parse(tmp_path):
     recs = [_example({"a": [i, i + 1]}) for i in range(40)]
     path = _write(tmp_path / "a", recs)

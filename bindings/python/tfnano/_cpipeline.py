@@ -71,8 +71,9 @@ class CPipeline:
 
     Args mirror tf.data: ``cycle_length`` / ``block_length`` are
     ``interleave(...)``'s (``num_parallel_reads`` is cycle_length with block_length 1),
-    ``deterministic=False`` hands batches out as they finish, ``num_threads=0`` uses
-    every CPU this process may run on, ``prefetch`` finished batches are kept ready.
+    ``deterministic=False`` hands batches out as they finish, ``num_threads=0`` (or
+    AUTOTUNE, -1; also for cycle_length) uses every CPU this process may run on,
+    ``prefetch`` finished batches are kept ready.
     ``on_damage`` / ``on_parse_error``: "raise" (TensorFlow) or "skip" (counted in
     ``stats()``). ``parse_errors="single"`` words parse errors as
     parse_single_example does (for a traced ``map(parse_single_example)``).
@@ -97,7 +98,11 @@ class CPipeline:
         opts.ninputs = len(keep)
         opts.compression = _choice("compression", (compression or "").upper(), _COMPRESSION)
         opts.buffer_size = max(int(buffer_size or 0), 64 * 1024)
-        opts.cycle_length = max(1, int(cycle_length))
+        cycle_length = int(cycle_length)
+        if cycle_length == -1:  # AUTOTUNE, as tf.data: the CPUs this process may use
+            cycle_length = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+                else (os.cpu_count() or 1)
+        opts.cycle_length = max(1, cycle_length)
         opts.block_length = max(1, int(block_length))
         opts.deterministic = 1 if deterministic or deterministic is None else 0
         opts.batch_size = int(batch_size)
