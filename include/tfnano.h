@@ -486,6 +486,56 @@ TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size
                                uint64_t *offsets, size_t *needed, tfn_error *err);
 
 /* ==================================================================================
+ * MARK: SequenceExample feature lists
+ *
+ * A tf.train.SequenceExample holds `context` (a Features map, field 1: parse it with a
+ * tfn_parser, which reads field 1 of the same bytes and skips field 2) and
+ * `feature_lists` (field 2: a map from key to a FeatureList, a list of Features, one
+ * per step). tfn_sequence_lists() reads the feature lists asked for, for a batch:
+ * per key, every step's values back to back, with the steps of each example and the
+ * values of each step as row splits, from which tf.io.parse_sequence_example's dense,
+ * sparse and ragged outputs are built.
+ * ================================================================================== */
+
+/* One feature list to read: its key and value kind (TFN_INT64, TFN_FLOAT32, TFN_BYTES). */
+typedef struct tfn_list_config {
+    const char *key;
+    size_t key_len;
+    int dtype;
+} tfn_list_config;
+
+/* The result for one feature list. `steps` and `values` are set by every call; the
+ * other fields are caller buffers, read only when `values_out` is non-NULL (the fill
+ * call): example_splits n + 1 entries (example i has steps [example_splits[i],
+ * example_splits[i+1])), step_splits steps + 1 entries (step s has values
+ * [step_splits[s], step_splits[s+1])), values_out `values` elements of the dtype
+ * (int64_t, float, or tfn_bytes views into the records). `present` (optional, n
+ * bytes) gets 1 where the example had the feature list. */
+typedef struct tfn_list_output {
+    size_t steps;
+    size_t values;
+    int64_t *example_splits;
+    int64_t *step_splits;
+    void *values_out;
+    uint8_t *present;
+} tfn_list_output;
+
+/* Reads the k feature lists of n serialized SequenceExamples. Call it once with every
+ * values_out NULL to learn the sizes, then again with buffers of those sizes (the
+ * records must be unchanged in between). A key seen twice in one example keeps the
+ * last FeatureList (map semantics); a kind-less step Feature is a step with no
+ * values; unknown fields are skipped.
+ * @param names  n example names for messages, or NULL ("<unknown>").
+ * @return TFN_OK; TFN_E_TYPE ("Name: <unknown>, Feature list: a, Index: 0.  Data types
+ *         don't match. Expected type: int64"), TFN_E_CORRUPT (bytes that are not a
+ *         SequenceExample: "Could not parse example input, value: '...'"; a broken
+ *         value list), TFN_E_INVALID_ARG (bad arguments, duplicate keys); err->record_index
+ *         is the example. Threads: no shared state; any number of concurrent calls. */
+TFN_API int tfn_sequence_lists(const tfn_bytes *records, size_t n, const tfn_bytes *names,
+                               const tfn_list_config *lists, size_t k, tfn_list_output *outs,
+                               tfn_error *err);
+
+/* ==================================================================================
  * MARK: CRC32C and TFRecord files
  *
  * A TFRecord file is a sequence of records, each framed as

@@ -216,6 +216,18 @@ static void decode_bytes(const tfn__slot *s, tfn_bytes *out, size_t max)
     }
 }
 
+void tfn__decode_slot(int dtype, const tfn__slot *slot, void *dst, size_t count)
+{
+    if (!count)
+        return;
+    if (dtype == TFN_INT64)
+        decode_int64(slot, dst, count);
+    else if (dtype == TFN_FLOAT32)
+        decode_float(slot, dst, count);
+    else
+        decode_bytes(slot, dst, count);
+}
+
 static size_t out_elem_size(int out_dtype)
 {
     switch (out_dtype) {

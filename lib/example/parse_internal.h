@@ -65,4 +65,14 @@ struct tfn_parser {
 /* Feature index of `key`, or SIZE_MAX. */
 size_t tfn__spec_find(const tfn_spec *spec, const uint8_t *key, size_t key_len);
 
+/* The value list of a serialized Feature (its bytes from the kind tag on), read with
+ * the VarLen rules of the scan: *dtype gets its kind (TFN_DTYPE_NONE for a kind-less
+ * Feature, which holds no values, or -1 for an unknown kind tag) and `slot` where
+ * the values are. False when the list is malformed. (parse_scan.c) */
+bool tfn__read_feature(const uint8_t *value, size_t len, int *dtype, tfn__slot *slot);
+
+/* Decodes the `count` values of a slot read above into int64_t / float / tfn_bytes
+ * (by dtype). (parse_fill.c) */
+void tfn__decode_slot(int dtype, const tfn__slot *slot, void *dst, size_t count);
+
 #endif

@@ -306,6 +306,27 @@ static bool read_bytes_list(cis *s, tfn__slot *slot, size_t cap)
     return true;
 }
 
+bool tfn__read_feature(const uint8_t *value, size_t len, int *dtype, tfn__slot *slot)
+{
+    memset(slot, 0, sizeof *slot);
+    if (len == 0) {
+        *dtype = TFN_DTYPE_NONE;
+        return true;
+    }
+    uint8_t kind = value[0];
+    *dtype = kind == TAG_FEATURE_BYTES   ? TFN_BYTES
+             : kind == TAG_FEATURE_FLOAT ? TFN_FLOAT32
+             : kind == TAG_FEATURE_INT64 ? TFN_INT64
+                                         : -1;
+    cis s = {value + 1, value + len};
+    switch (*dtype) {
+    case TFN_INT64: return read_int64_list(&s, slot);
+    case TFN_FLOAT32: return read_float_list(&s, slot, SIZE_MAX);
+    case TFN_BYTES: return read_bytes_list(&s, slot, SIZE_MAX);
+    default: return true;
+    }
+}
+
 /* ------------------------------------------------------------ errors */
 
 typedef struct scan_ctx {

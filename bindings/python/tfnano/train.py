@@ -1047,5 +1047,7 @@ def _scratch_example():
     return ex
 
 
+from ._sequence_example import FeatureList, FeatureLists, SequenceExample  # noqa: E402
+
 __all__ = ["Example", "Features", "Feature", "BytesList", "FloatList", "Int64List",
-           "DecodeError", "EncodeError"]
+           "DecodeError", "EncodeError", "SequenceExample", "FeatureLists", "FeatureList"]

@@ -7,6 +7,7 @@ from .gfile import gfile  # noqa: F401
 from ..ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from ._kinds import RaggedFeature, SparseFeature  # noqa: F401
 from ._raw import decode_raw, parse_tensor, serialize_tensor  # noqa: F401
+from ._sequence import parse_sequence_example, parse_single_sequence_example  # noqa: F401
 from ._verify import (DamagedRange, DamagedRecordsWarning, VerifyReport,  # noqa: F401
                       verify_records)
 from ._shards import write_shards  # noqa: F401
@@ -15,6 +16,7 @@ from ._shards import write_shards  # noqa: F401
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
            "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
            "TFRecordWriter", "tf_record_iterator", "gfile", "SparseFeature", "RaggedFeature",
-           "decode_raw", "serialize_tensor", "parse_tensor",
+           "decode_raw", "serialize_tensor", "parse_tensor", "parse_sequence_example",
+           "parse_single_sequence_example",
            "verify_records", "VerifyReport", "DamagedRange", "DamagedRecordsWarning",
            "write_shards"]

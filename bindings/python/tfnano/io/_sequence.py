@@ -1,0 +1,214 @@
+"""``tf.io.parse_sequence_example`` / ``parse_single_sequence_example``: context
+features (every Example kind, read by the Example parser from field 1 of the same
+bytes) and sequence features (FixedLenSequenceFeature, VarLenFeature, RaggedFeature)
+from the feature lists, read for the whole batch by one C call (tfn_sequence_lists)
+and shaped with whole-array numpy operations."""
+import numpy as np
+
+from .. import _ffi
+from .. import _parsing as _p
+from .. import dtypes as _dt
+from .._tensor import as_tensor
+from . import _kinds
+
+ffi = _ffi.ffi
+lib = _ffi.lib
+
+
+def _invalid(msg):
+    from ..errors import InvalidArgumentError
+    return InvalidArgumentError(None, None, msg)
+
+
+def _check_sequence_features(features):
+    out = []
+    for key in sorted(features):
+        f = features[key]
+        name = type(f).__name__
+        if name not in ("FixedLenSequenceFeature", "VarLenFeature", "RaggedFeature"):
+            raise ValueError("Unsupported %s %s for key '%s'" % (name, f, key))
+        dt = _kinds._dtype(f.dtype)
+        if dt is None:
+            raise ValueError("Missing type for feature %s. Received feature=%s." % (key, f))
+        if dt.name not in _p._NATIVE_DTYPE:
+            raise _invalid("Value for attr 'feature_list_dense_types' of %s is not in the "
+                           "list of allowed values: float, int64, string"
+                           % _p._TF_NAMES.get(dt.name, dt.name))
+        if name == "FixedLenSequenceFeature" and f.default_value is not None:
+            raise ValueError("Value feature_list.dense_defaults[%s] must be None" % key)
+        if name == "RaggedFeature":
+            if f.partitions:
+                raise NotImplementedError("tfnano: RaggedFeature partitions in "
+                                          "sequence_features are not supported")
+            if f.value_key not in (None, key):
+                raise NotImplementedError("tfnano: RaggedFeature value_key in "
+                                          "sequence_features must be the feature's key")
+        out.append((key, name, f, dt))
+    return out
+
+
+def _read_lists(recs, names_v, configs):
+    """One counting and one filling tfn_sequence_lists call for the whole batch."""
+    k = len(configs)
+    n = recs.n
+    cfg = ffi.new("tfn_list_config[]", max(k, 1))
+    keep = []
+    for j, (key, _, _, dt) in enumerate(configs):
+        kb = ffi.new("char[]", key.encode("utf-8"))
+        keep.append(kb)
+        cfg[j].key, cfg[j].key_len = kb, len(key.encode("utf-8"))
+        cfg[j].dtype = _p._NATIVE_DTYPE[dt.name]
+    outs = ffi.new("tfn_list_output[]", max(k, 1))
+    err = _ffi.new_error()
+    rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
+    if rc < 0:
+        raise _p._parse_err(rc, err)
+    result = []
+    post = []
+    for j, (key, _, _, dt) in enumerate(configs):
+        steps, nvals = outs[j].steps, outs[j].values
+        ex_splits = np.empty(n + 1, dtype=np.int64)
+        st_splits = np.empty(steps + 1, dtype=np.int64)
+        present = np.empty(max(n, 1), dtype=np.uint8)
+        if dt is _dt.string:
+            vals = np.zeros((max(nvals, 1), 2), dtype=np.uint64)
+            post.append((j, vals, nvals))
+        else:
+            vals = np.empty(max(nvals, 1), dtype=dt.as_numpy_dtype)
+        outs[j].example_splits = ffi.cast("int64_t *", ffi.from_buffer(ex_splits))
+        outs[j].step_splits = ffi.cast("int64_t *", ffi.from_buffer(st_splits))
+        outs[j].values_out = ffi.from_buffer(vals)
+        outs[j].present = ffi.cast("uint8_t *", ffi.from_buffer(present))
+        keep.extend((ex_splits, st_splits, vals, present))
+        result.append([ex_splits, st_splits, vals[:nvals], present[:n]])
+    rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
+    if rc < 0:
+        raise _p._parse_err(rc, err)
+    for j, vals, nvals in post:
+        result[j][2] = _p._bytes_objects(vals[:nvals], nvals)
+    return result
+
+
+def _name(names, i):
+    if names is None:
+        return "<unknown>"
+    v = names[i]
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+
+
+def _dense_list(key, f, dt, ex_splits, st_splits, values, present, names, single):
+    shape = tuple(_p._as_shape(f.shape))
+    if any(d is None for d in shape):
+        raise _invalid("feature_list_dense_shapes has unknown inner dimensions for %s" % key)
+    stride = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    n = len(ex_splits) - 1
+    if not getattr(f, "allow_missing", False) and n and not present.all():
+        i = int(np.argmin(present))
+        raise _invalid("Name: %s, Feature list '%s' is required but could not be found.  "
+                       "Did you mean to include it in feature_list_dense_missing_assumed_empty "
+                       "or feature_list_dense_defaults?" % (_name(names, i), key))
+    step_len = np.diff(st_splits)
+    bad = np.nonzero(step_len != stride)[0]
+    if bad.size:
+        s = int(bad[0])
+        i = int(np.searchsorted(ex_splits, s, side="right") - 1)
+        raise _invalid("Name: %s, Key: %s, Index: %d.  Number of values != expected.  values "
+                       "size: %d but output shape: [%s]"
+                       % (_name(names, i), key, s - int(ex_splits[i]), int(step_len[s]),
+                          ",".join(str(d) for d in shape)))
+    lengths = np.diff(ex_splits)
+    steps_max = int(lengths.max()) if n else 0
+    pad = b"" if dt is _dt.string else 0
+    out = np.full((n, steps_max) + shape, pad,
+                  dtype=object if dt is _dt.string else dt.as_numpy_dtype)
+    total = len(st_splits) - 1
+    if total:
+        ex = np.repeat(np.arange(n), lengths)
+        pos = np.arange(total) - ex_splits[:-1][ex]
+        out[ex, pos] = np.asarray(values).reshape((total,) + shape)
+    if single:
+        return as_tensor(out[0]), None
+    return as_tensor(out), as_tensor(lengths.astype(np.int64))
+
+
+def _sparse_list(values, ex_splits, st_splits, single):
+    from ..sparse import SparseTensor
+    n = len(ex_splits) - 1
+    total_steps = len(st_splits) - 1
+    step_len = np.diff(st_splits)
+    nvals = len(values)
+    step_of = np.repeat(np.arange(total_steps, dtype=np.int64), step_len)
+    pos = np.arange(nvals, dtype=np.int64) - st_splits[:-1][step_of]
+    ex_of_step = np.repeat(np.arange(n, dtype=np.int64), np.diff(ex_splits))
+    step_in_ex = np.arange(total_steps, dtype=np.int64) - ex_splits[:-1][ex_of_step]
+    max_steps = int(np.diff(ex_splits).max()) if n else 0
+    max_vals = int(step_len.max()) if total_steps else 0
+    if single:
+        idx = np.stack([step_in_ex[step_of], pos], axis=1) if nvals else np.zeros((0, 2),
+                                                                                  np.int64)
+        return SparseTensor(idx, values, np.asarray([max_steps, max_vals], np.int64))
+    idx = np.stack([ex_of_step[step_of], step_in_ex[step_of], pos], axis=1) if nvals else \
+        np.zeros((0, 3), np.int64)
+    return SparseTensor(idx, values, np.asarray([n, max_steps, max_vals], np.int64))
+
+
+def _ragged_list(f, values, ex_splits, st_splits, single):
+    from ..ragged import RaggedTensor
+    sdt = np.dtype(_kinds._dtype(f.row_splits_dtype).as_numpy_dtype)
+    inner = RaggedTensor(np.asarray(values), as_tensor(st_splits.astype(sdt)))
+    if single:
+        return inner
+    return RaggedTensor(inner, as_tensor(ex_splits.astype(sdt)))
+
+
+def _parse(serialized, context_features, sequence_features, names, single):
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    context_features, _ = _kinds.adopt(context_features)
+    configs = _check_sequence_features(sequence_features)
+    serialized = _kinds.as_input(serialized)
+    items = [serialized] if single else serialized
+    recs = _p._Records(items)
+    names_list = None if names is None else (
+        [names] if single else np.asarray(names, dtype=object).reshape(-1).tolist())
+    names_v, _keep = _p._names_views(names_list, recs.n)
+    context = {}
+    if context_features:
+        for key, f in context_features.items():
+            if type(f).__name__ == "FixedLenSequenceFeature":
+                raise ValueError("Unsupported FixedLenSequenceFeature %s for key '%s'"
+                                 % (f, key))
+        context = _kinds.parse(recs, context_features, names_list, single=single)
+    lists, lengths = {}, {}
+    if configs:
+        read = _read_lists(recs, names_v, configs)
+        for (key, kind, f, dt), (ex_splits, st_splits, values, present) in zip(configs, read):
+            if kind == "FixedLenSequenceFeature":
+                lists[key], length = _dense_list(key, f, dt, ex_splits, st_splits, values,
+                                                 present, names_list, single)
+                if length is not None:
+                    lengths[key] = length
+            elif kind == "VarLenFeature":
+                lists[key] = _sparse_list(values, ex_splits, st_splits, single)
+            else:
+                lists[key] = _ragged_list(f, values, ex_splits, st_splits, single)
+    return context, lists, lengths
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None,
+                           example_names=None, name=None):
+    """``tf.io.parse_sequence_example``: a batch of SequenceExamples -> (context,
+    feature_lists, feature_list_lengths); lengths are given for the
+    FixedLenSequenceFeature sequence features."""
+    return _parse(serialized, context_features, sequence_features, example_names, False)
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
+                                  example_name=None, name=None):
+    """``tf.io.parse_single_sequence_example``: one SequenceExample -> (context,
+    feature_lists)."""
+    context, lists, _ = _parse(serialized, context_features, sequence_features, example_name,
+                               True)
+    return context, lists
