@@ -306,14 +306,23 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libtfnano.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/tfnano.pc
 
-# Installs into build/stage and builds a consumer with pkg-config, as a user would.
+# Installs into a prefix (build/stage) as a user would, then builds consumers with
+# pkg-config and runs them with no LD_LIBRARY_PATH: the shared one finds libtfnano.so
+# through the rpath tfnano.pc adds, the static one needs no tfnano at run time.
+STAGE := $(CURDIR)/build/stage
 test-install:
 	rm -rf build/stage
-	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/build/stage PREFIX=/usr
-	PKG_CONFIG_SYSROOT_DIR=$(CURDIR)/build/stage PKG_CONFIG_PATH=$(CURDIR)/build/stage/usr/lib/pkgconfig \
-	  sh -c 'cc -std=c11 examples/c/quest_demo.c -o build/stage/quest_demo $$(pkg-config --cflags --libs tfnano)'
-	LD_LIBRARY_PATH=$(CURDIR)/build/stage/usr/lib build/stage/quest_demo > /dev/null
-	@echo "test-install: OK (built and ran a consumer through pkg-config)"
+	$(MAKE) --no-print-directory install PREFIX=$(STAGE)
+	PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig sh -c \
+	  'cc -std=c11 examples/c/quest_demo.c -o build/stage/quest_demo $$(pkg-config --cflags --libs tfnano)'
+	env -u LD_LIBRARY_PATH build/stage/quest_demo > /dev/null
+	ldd build/stage/quest_demo | grep -q "libtfnano.so.* => $(STAGE)/lib/"
+	PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig sh -c \
+	  'cc -std=c11 examples/c/quest_demo.c -o build/stage/quest_demo_static $$(pkg-config --cflags tfnano) \
+	   $(STAGE)/lib/libtfnano.a $$(pkg-config --static --libs tfnano | sed "s/-ltfnano//")'
+	env -u LD_LIBRARY_PATH build/stage/quest_demo_static > /dev/null
+	! ldd build/stage/quest_demo_static | grep -q libtfnano
+	@echo "test-install: OK (pkg-config consumers, shared through the rpath and static, ran without LD_LIBRARY_PATH)"
 
 clean:
 	rm -rf build
