@@ -61,8 +61,9 @@ def pipelines(files):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
-def test_thousand_abandoned_iterations_leave_threads_and_files_flat(shards):
+def test_thousand_abandoned_iterations_leave_threads_and_files_flat(shards, monkeypatch):
     import warnings
+    monkeypatch.setenv("TFNANO_C_PIPELINE", "1")  # the last pipeline on the C engine
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         dss = pipelines(shards)

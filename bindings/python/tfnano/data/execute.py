@@ -36,13 +36,33 @@ class Context:
 
 
 def optimize(node, options):
-    """The plan as it will run: fusions applied bottom-up (each node class may offer
-    ``rewrite(options)`` returning a replacement node, or itself)."""
-    inputs = tuple(optimize(i, options) for i in node.inputs)
+    """The plan as it will run: fusions applied, then a prefetch injected at the end
+    where TensorFlow injects one."""
+    return inject_prefetch(rewrite(node, options), options)
+
+
+def rewrite(node, options):
+    """Fusions applied bottom-up (each node class may offer ``rewrite(options)``
+    returning a replacement node, or itself)."""
+    inputs = tuple(rewrite(i, options) for i in node.inputs)
     if inputs != node.inputs:
         node = node.with_inputs(inputs)
-    rewrite = getattr(node, "rewrite", None)
-    return rewrite(options) if rewrite is not None else node
+    rw = getattr(node, "rewrite", None)
+    return rw(options) if rw is not None else node
+
+
+def inject_prefetch(node, options):
+    """TensorFlow's default inject_prefetch: a pipeline ending in a synchronous
+    transformation that runs a traced function or batches gets a prefetch, so that
+    its last stage overlaps with the consumer."""
+    if options.experimental_optimization.inject_prefetch is False:
+        return node
+    fn = getattr(node, "fn", None)
+    batching = hasattr(node, "batch_size")
+    if node.op == "prefetch" or not (batching or (fn is not None and fn.traced)):
+        return node
+    from .ops.prefetch import PrefetchNode
+    return PrefetchNode(node, plan.AUTOTUNE)
 
 
 class DatasetIterator:

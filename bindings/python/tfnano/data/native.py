@@ -162,8 +162,31 @@ def workers_for(map_node):
     return max(1, int(p))
 
 
+# Below this many usable cores the fused stage runs on Python threads by default:
+# measured on 2 cores, C calls on Python threads (views of the read buffers, the
+# int32 casts folded into the parser) were as fast or faster than the C engine
+# (docs/pipeline.md); the engine's advantage is that no Python runs per batch in its
+# workers, which matters once a GIL-bound thread would be the limit.
+AUTO_MIN_CORES = 8
+
+
 def enabled():
-    return os.environ.get("TFNANO_C_PIPELINE", "1") not in ("0", "")
+    """TFNANO_C_PIPELINE: "1" always routes to the C engine when the plan allows,
+    "0" never; unset ("auto"): when this process may use AUTO_MIN_CORES or more."""
+    v = os.environ.get("TFNANO_C_PIPELINE", "auto")
+    if v in ("0", ""):
+        return False
+    if v == "auto":
+        from .execute import cpu_count
+        return cpu_count() >= AUTO_MIN_CORES
+    return True
+
+
+def disabled_reason():
+    v = os.environ.get("TFNANO_C_PIPELINE", "auto")
+    if v == "auto":
+        return "auto: fewer than %d cores (TFNANO_C_PIPELINE=1 forces it)" % AUTO_MIN_CORES
+    return "TFNANO_C_PIPELINE=%s" % v
 
 
 class BatchParseNode(MapNode):

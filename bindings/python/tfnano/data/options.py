@@ -20,7 +20,8 @@ class ThreadingOptions(_Namespace):
 class OptimizationOptions(_Namespace):
     def __init__(self):
         super().__init__(apply_default_optimizations=None, map_parallelization=None,
-                         parallel_batch=None, map_and_batch_fusion=None, map_fusion=None)
+                         parallel_batch=None, map_and_batch_fusion=None, map_fusion=None,
+                         inject_prefetch=None)
 
 
 class Options:

@@ -167,7 +167,7 @@ class MapBatchNode(plan.Node):
     def c_route(self):
         from .. import native
         if not native.enabled():
-            return None, "TFNANO_C_PIPELINE=0"
+            return None, native.disabled_reason()
         return native.route(self)
 
     def cardinality(self):
@@ -194,7 +194,7 @@ class MapBatchNode(plan.Node):
             return native.CStage(settings, self.batch_size, self.drop_remainder,
                                  ordered is not False, native.workers_for(self.map_node))
         up = ctx.stage(self.inputs[0])
-        workers = self.map_node.workers()
+        workers = self.map_node.workers(ctx)
         make = self.maker()
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make)

@@ -46,9 +46,15 @@ class MapNode(plan.Node):
     def element_spec(self):
         return self.fn.output_spec()
 
-    def workers(self):
+    def workers(self, ctx=None):
+        """Worker threads: num_parallel_calls (AUTOTUNE: the usable cores). Without
+        it, a traced function (stateless) is parallelized as TensorFlow's default
+        map_parallelization does, unless the options turn that off."""
         from ..execute import cpu_count
         p = self.num_parallel_calls
+        if p is None and ctx is not None and self.fn.traced and \
+                ctx.options.experimental_optimization.map_parallelization is not False:
+            p = AUTOTUNE
         if p is None or p == 1:
             return 1
         return cpu_count() if p == AUTOTUNE else max(1, int(p))
@@ -72,12 +78,22 @@ class MapNode(plan.Node):
 
     def stage(self, ctx):
         up = ctx.stage(self.inputs[0])
-        w = self.workers()
+        w = self.workers(ctx)
         if w == 1:
             return _MapStage(up, self.fn)
         ordered = self.deterministic if self.deterministic is not None else \
             ctx.deterministic
-        return ParallelStage(up, _run_chunk, self.fn, w, ordered is not False)
+        # elements that are whole batches go one per task
+        spec = self.inputs[0].element_spec()
+        batched = spec is not None and any(
+            s.shape is None or len(s.shape) > 0 for s in _flat(spec))
+        return ParallelStage(up, _run_chunk, self.fn, w, ordered is not False,
+                             chunk=1 if batched else CHUNK)
+
+
+def _flat(spec):
+    from ..structure import flatten
+    return flatten(spec)
 
 
 class _MapStage(plan.Stage):

@@ -152,7 +152,7 @@ class PaddedBatchNode(plan.Node):
             return BatchStage(up, self.batch_size, self.drop_remainder,
                               lambda raw: pad_stack(list(elements(raw)), shapes, values))
         make = _VectorizedPadded(self.fused_map.fn, shapes, values)
-        workers = self.fused_map.workers()
+        workers = self.fused_map.workers(ctx)
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make)
         from .batch import _ParallelBatches
