@@ -362,6 +362,35 @@ def test_abandoned_pipelines_leave_no_threads_or_files(tmp_path):
     assert _fds() == fds
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_neither_uses_nor_hangs_on_the_parents_pipeline(tmp_path):
+    files = [_write(tmp_path / "a", [b"r%d" % i for i in range(5000)])]
+    script = textwrap.dedent("""
+        import os, sys
+        from tfnano._cpipeline import CPipeline
+        p = CPipeline(sys.argv[1:], batch_size=4, prefetch=1)
+        next(p)  # the worker now waits for room, holding nothing
+        pid = os.fork()
+        if pid == 0:
+            try:
+                next(p)
+                sys.exit(3)
+            except RuntimeError:
+                pass
+            del p  # must neither free the parent's pipeline nor wait for its threads
+            sys.exit(0)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, status
+        assert len(list(p)) == 1249  # the parent's pipeline is intact
+        print("ok")
+    """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "bindings" / "python"))
+    out = subprocess.run([sys.executable, "-c", script] + files, env=env, timeout=60,
+                         capture_output=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == b"ok"
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_ctrl_c_while_waiting_exits(tmp_path):
     fifo = tmp_path / "never-written.fifo"

@@ -125,6 +125,7 @@ class CPipeline:
         if rc < 0:
             raise _ffi.exception(rc, err)
         self._p = out[0]
+        self._pid = os.getpid()
         self._out = ffi.new("tfn_pipeline_batch **")
         self._err = err
         self._col = ffi.new("tfn_pipeline_column *")
@@ -137,6 +138,9 @@ class CPipeline:
         return self
 
     def __next__(self):
+        if self._p is not None and self._pid != os.getpid():
+            raise RuntimeError("a CPipeline cannot be used in a forked child process: "
+                               "its threads stayed in the parent (create it in the child)")
         while True:
             with self._lock:
                 p = self._p
@@ -255,6 +259,11 @@ class CPipeline:
         stay valid). Safe to call more than once."""
         lock = getattr(self, "_lock", None)
         if lock is None:
+            return
+        if getattr(self, "_pid", None) != os.getpid():
+            # a forked child: the worker threads (and the state of the locks they
+            # held) stayed in the parent; let the copy go without touching it
+            self._p = None
             return
         with lock:
             p, self._p = self._p, None
