@@ -346,3 +346,14 @@ def test_rank_and_world_from_torch_distributed(files, tmp_path):
     for r in range(2):
         seen += [int(x) for x in open("%s.%d" % (out, r)).read().split()]
     assert set(seen) == set(range(TOTAL)) and len(seen) == 2 * -(-TOTAL // 2)
+
+
+def test_iterator_reused_after_its_end(files):
+    ds = TFRecordIterableDataset(files, FEATURES, batch_size=32, shuffle=True)
+    it = iter(ds)
+    full = ids_of(list(it))
+    state = ds.state_after(3)
+    it.set_state(state)  # the files were closed at the end: they open again
+    assert ids_of(list(it)) == full[96:]
+    with pytest.raises(StopIteration):
+        next(it)

@@ -185,6 +185,12 @@ class _Iterator:
                 self._shared = layout(self._parser, ds.features)
         self._seek(*start)
 
+    def _finish(self):
+        # The window's views point into the files' memory maps: drop them first.
+        self._window = (None, None, None)
+        self._sources.close()
+        raise StopIteration
+
     def _seek(self, batch, sample):
         # Worker w takes batches start + w, start + w + K, ...: DataLoader asks worker
         # 0 first, so its first batch is the one to resume at.
@@ -220,8 +226,7 @@ class _Iterator:
         ds = self._ds
         if ds.batch_size:
             if self._next >= self._plan.num_batches:
-                self._sources.close()
-                raise StopIteration
+                self._finish()
             out = self._parse(self._next)
             self._next += self._workers
             return out
@@ -237,8 +242,7 @@ class _Iterator:
                 self._next += self._workers
                 self._skip = 0
             if self._next >= self._plan.num_batches:
-                self._sources.close()
-                raise StopIteration
+                self._finish()
             batch = self._parse(self._next)
             n = len(next(iter(batch.values()))) if batch else 0
             self._pending = (batch, n, self._skip)
@@ -256,7 +260,7 @@ class _Iterator:
         self._ds._check_state(state)
         if int(state["epoch"]) != self._plan.epoch:
             self._plan = self._ds.plan(int(state["epoch"]))
-            self._window = (None, None, None)
+        self._window = (None, None, None)
         self._seek(int(state["batch"]), int(state["sample"]))
 
 
