@@ -322,8 +322,12 @@ static int resync(tfn_record_reader *r, int reason, const uint8_t **data, size_t
         advance(r, 1);
         size_t avail;
         int rc = fill(r, TFN__REC_HEADER, &avail, err);
-        if (rc != TFN_OK)
+        if (rc != TFN_OK) {
+            /* The bytes stepped over are skipped all the same (a retry goes on from
+             * here): count them. */
+            note_skip(r, start, reason);
             return rc;
+        }
         if (avail < TFN__REC_HEADER) {
             /* Damage runs to the end of the stream. */
             advance(r, avail);
@@ -338,8 +342,10 @@ static int resync(tfn_record_reader *r, int reason, const uint8_t **data, size_t
             continue;
         size_t need = (size_t)n + TFN__REC_OVERHEAD;
         rc = fill(r, need, &avail, err);
-        if (rc != TFN_OK)
+        if (rc != TFN_OK) {
+            note_skip(r, start, reason);
             return rc;
+        }
         if (avail < need) {
             /* A valid header whose record runs past the end of the stream: the window
              * holds all that is left. A whole record further on wins; else this one is

@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "test_record_util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <zlib.h>
@@ -336,6 +337,77 @@ static void test_compressed_bytes_damaged(void)
     tbuf_free(&b);
 }
 
+/* An I/O error while skipping: the call fails with it, the bytes stepped over so far
+ * are counted, and a retry goes on to the next good record; in all, exactly the
+ * damaged record's bytes are skipped. */
+typedef struct flaky {
+    const uint8_t *p;
+    size_t n, pos;
+    int calls, fail_at;
+} flaky;
+
+static int64_t flaky_read(void *ctx, void *buf, size_t len)
+{
+    flaky *f = (flaky *)ctx;
+    if (++f->calls == f->fail_at)
+        return -EIO;
+    size_t k = f->n - f->pos;
+    if (k > len)
+        k = len;
+    if (k > 8)
+        k = 8;
+    memcpy(buf, f->p + f->pos, k);
+    f->pos += k;
+    return (int64_t)k;
+}
+
+static void test_io_error_while_skipping(void)
+{
+    enum { N = 6 };
+    size_t st[N + 1];
+    tbuf b;
+    make(&b, N, st);
+    b.p[st[3] + 20] ^= 1; /* payload of record 3 */
+    int bad = 0;
+    for (int fail_at = 1; fail_at < 900; fail_at++) {
+        flaky f = {b.p, b.n, 0, 0, fail_at};
+        tfn_io io = {.read = flaky_read, .ctx = &f};
+        tfn_record_reader_options o;
+        tfn_record_reader_options_init(&o);
+        o.on_damage = TFN_ON_DAMAGE_SKIP;
+        o.buffer_size = 64;
+        tfn_record_reader *r = NULL;
+        REQUIRE(tfn_record_reader_open_io(&io, &o, NULL, &r, NULL) == TFN_OK);
+        const uint8_t *p;
+        size_t len;
+        int got = 0, errors = 0, rc, want = 0;
+        bool order = true;
+        for (int turn = 0; turn < 40; turn++) {
+            rc = tfn_record_reader_next(r, &p, &len, NULL);
+            if (rc == TFN_END)
+                break;
+            if (rc == TFN_E_IO) {
+                errors++;
+                continue;
+            }
+            if (rc != TFN_OK)
+                break;
+            if (want == 3)
+                want = 4;
+            order = order && which(p, len, N) == want;
+            want++;
+            got++;
+        }
+        uint64_t bytes;
+        tfn_record_reader_skipped(r, NULL, &bytes);
+        if (rc != TFN_END || got != N - 1 || !order || errors > 1 || bytes != st[4] - st[3])
+            bad++;
+        tfn_record_reader_free(r);
+    }
+    CHECK_EQ_INT(bad, 0);
+    tbuf_free(&b);
+}
+
 /* Random access in SKIP mode: record i is record i or an error for i. */
 static void test_index_exact(void)
 {
@@ -414,6 +486,7 @@ int main(void)
     RUN(test_one_region_per_call);
     RUN(test_compressed_torn);
     RUN(test_compressed_bytes_damaged);
+    RUN(test_io_error_while_skipping);
     RUN(test_index_exact);
     return harness_finish();
 }
