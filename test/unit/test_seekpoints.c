@@ -2,6 +2,7 @@
  * every read at random offsets matches the original bytes, in both formats, several
  * levels and flush patterns, from memory and from a file; truncated streams cover
  * what inflates; bad input is an error, never a crash. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -282,6 +283,58 @@ static void test_arguments_and_empty(void)
     CHECK_EQ_INT(tfn_seekpoints_count(NULL), 0);
 }
 
+/* One handle, several threads reading at once (the header says they may). */
+typedef struct reader_job {
+    const tfn_seekpoints *sp;
+    const uint8_t *z, *d;
+    size_t zlen, n;
+    unsigned seed;
+    int bad;
+} reader_job;
+
+static void *reader_thread(void *arg)
+{
+    reader_job *j = arg;
+    uint8_t buf[20000];
+    tfn_error err;
+    for (int r = 0; r < 40; r++) {
+        j->seed = j->seed * 1103515245u + 12345u;
+        size_t off = (j->seed >> 8) % j->n, got;
+        if (tfn_seekpoints_read_mem(j->sp, j->z, j->zlen, off, buf, sizeof buf, &got, &err) !=
+                TFN_OK ||
+            got != (j->n - off < sizeof buf ? j->n - off : sizeof buf) ||
+            memcmp(buf, j->d + off, got) != 0)
+            j->bad++;
+    }
+    return NULL;
+}
+
+static void test_threads_share_a_handle(void)
+{
+    size_t n = 1u << 20;
+    uint8_t *d = make_data(n);
+    size_t zlen;
+    uint8_t *z = compress_data(d, n, MAX_WBITS, 6, 1 << 20, Z_NO_FLUSH, &zlen);
+    tfn_seekpoints *sp = NULL;
+    tfn_error err;
+    REQUIRE(tfn_seekpoints_build_mem(z, zlen, TFN_COMPRESSION_ZLIB, 65536, NULL, &sp, &err) ==
+            TFN_OK);
+    enum { T = 4 };
+    pthread_t th[T];
+    reader_job jobs[T];
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (reader_job){sp, z, d, zlen, n, (unsigned)(t + 1) * 7919u, 0};
+        CHECK(pthread_create(&th[t], NULL, reader_thread, &jobs[t]) == 0);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_EQ_INT(jobs[t].bad, 0);
+    }
+    tfn_seekpoints_free(sp);
+    free(z);
+    free(d);
+}
+
 int main(void)
 {
     RUN(test_random_reads_every_format);
@@ -289,5 +342,6 @@ int main(void)
     RUN(test_tfrecord_records_by_offset);
     RUN(test_truncated_and_bad_streams);
     RUN(test_arguments_and_empty);
+    RUN(test_threads_share_a_handle);
     return harness_finish();
 }
