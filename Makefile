@@ -268,6 +268,8 @@ test-torch: venv-torch python
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
 run: deps python
 	$(VENV_PY) examples/quest_pipeline.py
+	@echo "== the tfnano command on a few shards (examples/cli_demo.sh)"
+	@examples/cli_demo.sh $(VENV)/bin
 
 run-c: deps
 	$(MAKE) --no-print-directory $(B)/examples/quest_demo

@@ -35,6 +35,8 @@ def expand(names):
         hits = gfile.glob(name)
         if not hits:
             raise UsageError("no file matches %s" % name)
+        if not name.startswith("./"):  # gfile.glob gives "./x" for a bare pattern, as TF
+            hits = [h[2:] if h.startswith("./") else h for h in hits]
         out.extend(sorted(hits))
     return out
 
