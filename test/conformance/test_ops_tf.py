@@ -78,7 +78,9 @@ def arrays(draw, dtypes=NUMERIC, min_dims=0, max_dims=3, max_side=4, shape=None,
     elif dtype.kind == "i":
         vals = draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n))
     else:
-        vals = draw(st.lists(st.floats(lo, hi, width=32), min_size=n, max_size=n))
+        # no subnormals: TensorFlow's CPU kernels flush them to zero
+        vals = draw(st.lists(st.floats(lo, hi, width=32, allow_subnormal=False), min_size=n,
+                             max_size=n))
     return np.asarray(vals, dtype).reshape(shape)
 
 
@@ -371,7 +373,7 @@ def test_as_string_and_format(x, precision, scientific):
     if x.dtype.kind == "f":
         same(lambda: tf.strings.as_string(tx, precision=precision, scientific=scientific),
              lambda: tn.strings.as_string(nx, precision=precision, scientific=scientific))
-    if x.dtype.kind != "f":  # TF prints floats with its own shortest form
+    if x.dtype.kind != "f" and x.size:  # TF prints floats in its own shortest form
         same(lambda: tf.strings.format("v={}", [tx]), lambda: tn.strings.format("v={}", [nx]))
 
 

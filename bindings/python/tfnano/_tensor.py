@@ -11,8 +11,52 @@ from . import dtypes as _dt
 from ._trace import traceable
 
 
+class _Shape(tuple):
+    """``Tensor.shape``: numpy's shape tuple that also answers TensorShape's methods
+    (``x.shape.as_list()``, ``.rank``, ``.is_fully_defined()``); slices stay shapes."""
+    __slots__ = ()
+
+    def as_list(self):
+        return list(self)
+
+    @property
+    def rank(self):
+        return len(self)
+
+    ndims = rank
+
+    @property
+    def dims(self):
+        return list(self)
+
+    def is_fully_defined(self):
+        return True
+
+    def num_elements(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def is_compatible_with(self, other):
+        from .ops.specs import TensorShape
+        return TensorShape(list(self)).is_compatible_with(other)
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return _Shape(r) if isinstance(key, slice) else r
+
+
 class Tensor(np.ndarray):
     """A numpy array that also answers TensorFlow's tensor methods."""
+
+    @property
+    def shape(self):
+        return _Shape(np.ndarray.shape.__get__(self))
+
+    @shape.setter
+    def shape(self, value):
+        np.ndarray.shape.__set__(self, value)
 
     def numpy(self):
         a = self.view(np.ndarray)

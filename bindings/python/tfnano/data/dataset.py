@@ -73,9 +73,9 @@ class Dataset:
         return transformation_func(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
-        state = initial_state
+        state = structure.normalize(initial_state)  # tensors, as TensorFlow returns
         for el in self:
-            state = reduce_func(state, el)
+            state = structure.normalize(reduce_func(state, el))
         return state
 
     # ---- transformations (one module each under data/ops/)

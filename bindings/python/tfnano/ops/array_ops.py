@@ -128,6 +128,9 @@ def _reshape_infer(tensor, shape, name=None):
         if shape.spec.shape is None or shape.spec.shape[0] is None:
             return Spec(dtype, None)
         return Spec(dtype, (None,) * shape.spec.shape[0])
+    if _has_traced_dims(shape):
+        return Spec(dtype, tuple(None if isinstance(d, Symbol) or d == -1 else int(d)
+                                 for d in shape))
     dims = shape_list(shape)
     if isinstance(tensor, Symbol) and tensor.spec.shape is not None and \
             None not in tensor.spec.shape:
@@ -142,12 +145,22 @@ def _reshape_batch(tensor, shape, name=None):
     return a.reshape((a.shape[0],) + tuple(per))
 
 
-@traceable("reshape", batch=_reshape_batch, infer=_reshape_infer)
 def reshape(tensor, shape, name=None):
-    """``tf.reshape``: at most one -1, sizes must agree (InvalidArgumentError)."""
+    """``tf.reshape``: at most one -1, sizes must agree (InvalidArgumentError). With a
+    traced shape (known per record) it runs per record."""
+    if active_graph() is not None and _has_traced_dims(shape):
+        return _reshape_per_record(tensor, shape)
+    return _reshape_traced(tensor, shape)
+
+
+def _reshape_impl(tensor, shape, name=None):
     a = to_array(tensor)
     dims = _reshape_target(a.shape, shape_list(shape))
     return wrap(a.reshape(dims))
+
+
+_reshape_traced = traceable("reshape", batch=_reshape_batch, infer=_reshape_infer)(_reshape_impl)
+_reshape_per_record = traceable("reshape", batch=None, infer=_reshape_infer)(_reshape_impl)
 
 
 def _expand_axis(a, axis):
@@ -202,6 +215,10 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 # ----------------------------------------------------------------------- joins
 
 def _stack_impl(values, axis=0, name=None):
+    if values:  # the axis is checked first, as TensorFlow does
+        nd = np.ndim(plain(values[0]) if isinstance(values[0], np.ndarray) else values[0]) + 1
+        if int(axis) < -nd or int(axis) >= nd:
+            raise ValueError("Argument `axis` = %d not in range [%d, %d)" % (int(axis), -nd, nd))
     arrays = same_dtype("Pack", *values) if values else []
     if not arrays:
         raise ValueError("List argument 'values' to 'Pack' Op with length 0 shorter than "
@@ -329,9 +346,28 @@ def _fill_batch(dims, value, name=None):
     raise TraceError("tf.fill with a traced shape and a constant value has no batch size")
 
 
-@traceable("fill", batch=_fill_batch)
+def _fill_infer(dims, value, name=None):
+    dtype = value.spec.dtype if isinstance(value, Symbol) else to_array(value).dtype
+    if isinstance(dims, Symbol):
+        n = None if dims.spec.shape is None else dims.spec.shape[0]
+        return Spec(dtype, None if n is None else (None,) * n)
+    return Spec(dtype, tuple(None if isinstance(d, Symbol) else int(d) for d in dims))
+
+
+def _has_traced_dims(dims):
+    return isinstance(dims, Symbol) or (isinstance(dims, (list, tuple)) and builtins.any(
+        isinstance(d, Symbol) for d in dims))
+
+
 def fill(dims, value, name=None):
-    """``tf.fill``: `dims` filled with `value` (its dtype: Python floats float32)."""
+    """``tf.fill``: `dims` filled with `value` (its dtype: Python floats float32). With
+    traced dims (a shape known per record) it runs per record."""
+    if active_graph() is not None and _has_traced_dims(dims):
+        return _fill_per_record(dims, value)
+    return _fill_traced(dims, value)
+
+
+def _fill_impl(dims, value, name=None):
     v = to_array(value)
     if v.size != 1:
         raise InvalidArgumentError(None, None, "value must be a scalar, got shape %s"
@@ -342,6 +378,10 @@ def fill(dims, value, name=None):
         raise InvalidArgumentError(None, None, "Dimension %d must be >= 0"
                                    % next(x for x in d if x < 0))
     return wrap(np.full(d, v, v.dtype))
+
+
+_fill_traced = traceable("fill", batch=_fill_batch, infer=_fill_infer)(_fill_impl)
+_fill_per_record = traceable("fill", batch=None, infer=_fill_infer)(_fill_impl)
 
 
 def _np_dtype(dtype):
@@ -397,7 +437,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     s, l, d = (v.item() for v in vals)
 
     def show(v):  # TensorFlow prints its float bounds in shortest form (1, 0.5)
-        return "%g" % v if isinstance(v, float) else str(v)
+        return ("%g" % (v + 0.0)).replace("-0", "0") if v == 0 and isinstance(v, float) \
+            else "%g" % v if isinstance(v, float) else str(v)
     if d == 0:
         raise InvalidArgumentError(None, None, "Requires delta != 0: %s" % show(d))
     if d > 0 and s > l:

@@ -24,11 +24,17 @@ def _broadcast(op, a, b):
 def _divide_types(x, y):
     """tf.math.truediv refuses (TypeError) typed operands of two dtypes, and bool or
     string ones, before any kernel runs."""
-    def dtype_of(v):
+    from .._tensor import Tensor
+
+    def dtype_of(v, strict):
+        # numpy values beside a tensor are converted to its dtype (no refusal)
         if isinstance(v, Symbol):
             return v.spec.dtype
-        return np.asarray(v).dtype if isinstance(v, (np.ndarray, np.generic)) else None
-    dx, dy = dtype_of(x), dtype_of(y)
+        if isinstance(v, Tensor) or (strict and isinstance(v, (np.ndarray, np.generic))):
+            return np.asarray(v).dtype
+        return None
+    tensors = any(isinstance(v, (Tensor, Symbol)) for v in (x, y))
+    dx, dy = dtype_of(x, not tensors), dtype_of(y, not tensors)
     if dx is not None and dy is not None and dx != dy:
         raise TypeError("`x` and `y` must have the same dtype, got %r != %r."
                         % (_dt.as_dtype(dx), _dt.as_dtype(dy)))
@@ -97,7 +103,7 @@ def _floormod(a, b):
 
 
 def _pow(a, b):
-    if a.dtype.kind in "iu" and np.any(b < 0):
+    if a.dtype.kind in "iu" and np.any(b < 0) and np.broadcast(a, b).size:
         raise InvalidArgumentError(None, None,
                                    "Integers to negative integer powers are not allowed")
     return np.power(a, b)

@@ -102,12 +102,12 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
                              "structure has keys %s, while second structure has keys %s."
                              % (_sorted_keys(a), _sorted_keys(b)))
         ca, cb = _children(a), _children(b)
-        if len(ca) != len(cb):
-            raise ValueError(head + "The two structures don't have the same number of elements. "
-                             "First structure: %s. Second structure: %s."
-                             % (_show(a), _show(b)))
-        for x, y in zip(ca, cb):
+        for x, y in zip(ca, cb):  # children first, then the lengths (TensorFlow's order)
             walk(x, y)
+        if len(ca) != len(cb):
+            raise ValueError(head + "The two structures don't have the same number of "
+                             "elements. First structure: %s. Second structure: %s."
+                             % (_show(a), _show(b)))
     walk(nest1, nest2)
 
 

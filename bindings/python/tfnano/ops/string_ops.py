@@ -182,8 +182,13 @@ _NUMBER = re.compile(rb"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$|"
                      rb"^\s*[-+]?(inf|infinity|nan)\s*$", re.I)
 
 
+_HEX = re.compile(rb"^\s*[-+]?0[xX][0-9a-fA-F]+(\.[0-9a-fA-F]*)?([pP][-+]?\d+)?\s*$")
+
+
 def _number(v, out_type):
     if out_type.kind == "f":
+        if _HEX.match(v):  # strtod reads hexadecimal too
+            return float.fromhex(v.strip().decode())
         if not _NUMBER.match(v):
             raise InvalidArgumentError(None, None, "StringToNumberOp could not correctly "
                                        "convert string: %s" % v.decode("utf-8", "replace"))
