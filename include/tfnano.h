@@ -1341,7 +1341,7 @@ TFN_API int tfn_bucket_plan_pad_batch(const tfn_bucket_plan *plan, size_t batch,
 /* ==================================================================================
  * MARK: Images - decode, resize, encode (lib/image, over libjpeg-turbo and libpng)
  *
- * JPEG and PNG bytes in, uint8 HWC pixels out (height, width, channels, row-major),
+ * JPEG, PNG and BMP bytes in, uint8 HWC pixels out (height, width, channels, row-major),
  * with TensorFlow's decode_jpeg / decode_png / resize semantics (docs/images.md has
  * the parity table). A zero-initialised options struct means TensorFlow's defaults.
  * Every function here is thread-safe: it keeps no state between calls (the batch
@@ -1355,7 +1355,7 @@ typedef enum tfn_image_format {
     TFN_IMAGE_JPEG = 1,
     TFN_IMAGE_PNG = 2,
     TFN_IMAGE_GIF = 3, /* recognised (magic bytes) but not decoded */
-    TFN_IMAGE_BMP = 4  /* recognised (magic bytes) but not decoded */
+    TFN_IMAGE_BMP = 4  /* uncompressed 8/24/32-bit, as TensorFlow's DecodeBmp */
 } tfn_image_format;
 
 /* Inverse DCT of JPEG decoding. TensorFlow's decode_jpeg default (dct_method="") is
@@ -1403,7 +1403,7 @@ TFN_API int tfn_image_probe(const void *data, size_t len,
                             const tfn_image_decode_options *opt, tfn_image_info *info,
                             tfn_error *err);
 
-/* Decodes one JPEG or PNG into the caller's buffer `dst` of `cap` bytes, rows packed
+/* Decodes one JPEG, PNG or BMP into the caller's buffer `dst` of `cap` bytes, rows packed
  * (out_height * out_width * out_channels * bytes_per_sample bytes).
  * @param info  receives the shape (also on TFN_E_BUF_TOO_SMALL); may be NULL.
  * @return TFN_OK; TFN_E_BUF_TOO_SMALL (err->offset = bytes needed); the errors of

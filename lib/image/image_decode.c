@@ -57,13 +57,12 @@ int tfn__image_decode_any(const uint8_t *data, size_t len,
         return tfn__png_decode(data, len, opt, info, sink, err);
     case TFN_IMAGE_GIF:
         return tfn__fail(err, TFN_E_INVALID_ARG, "unsupported image format: GIF (tfnano "
-                                                 "decodes JPEG and PNG)");
+                                                 "decodes JPEG, PNG and BMP)");
     case TFN_IMAGE_BMP:
-        return tfn__fail(err, TFN_E_INVALID_ARG, "unsupported image format: BMP (tfnano "
-                                                 "decodes JPEG and PNG)");
+        return tfn__bmp_decode(data, len, opt, info, sink, err);
     default:
         return tfn__fail(err, TFN_E_INVALID_ARG,
-                         "Unknown image file format. One of JPEG, PNG required.");
+                         "Unknown image file format. One of JPEG, PNG, BMP required.");
     }
 }
 

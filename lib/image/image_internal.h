@@ -23,6 +23,8 @@ int tfn__jpeg_decode(const uint8_t *data, size_t len, const tfn_image_decode_opt
                      tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
 int tfn__png_decode(const uint8_t *data, size_t len, const tfn_image_decode_options *opt,
                     tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
+int tfn__bmp_decode(const uint8_t *data, size_t len, const tfn_image_decode_options *opt,
+                    tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
 
 /* Probe or decode any supported format (dispatch on the magic bytes). */
 int tfn__image_decode_any(const uint8_t *data, size_t len,

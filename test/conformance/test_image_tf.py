@@ -268,3 +268,36 @@ def test_try_recover_truncated(subsampling, fraction):
         assert len(rows) <= 2 * mcu + 2 and rows.max() - rows.min() + 1 == len(rows)
     with pytest.raises(errors.InvalidArgumentError, match="truncated JPEG"):
         tfi.decode_jpeg(data)
+
+
+BMPS = {
+    "rgb": pil_bytes(RGB[:13, :17], "BMP"),
+    "rgb_aligned": pil_bytes(RGB[:8, :8], "BMP"),
+    "gray8": pil_bytes(RGB[:9, :10], "BMP", "L"),
+    "rgba": pil_bytes(np.dstack([RGB, RGB[..., :1]])[:7, :5], "BMP"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BMPS))
+@pytest.mark.parametrize("channels", [0, 1, 3, 4])
+def test_decode_bmp(kind, channels):
+    data = BMPS[kind]
+    same(lambda: tfi.decode_bmp(data, channels=channels),
+         lambda: tf.io.decode_bmp(data, channels=channels))
+    same(lambda: tfi.decode_image(data, channels=channels),
+         lambda: tf.io.decode_image(data, channels=channels))
+    for dtype in ("uint16", "float32"):
+        same(tfi.decode_image(data, dtype=dtype), tf.io.decode_image(data, dtype=getattr(tf, dtype)))
+
+
+@pytest.mark.parametrize("op", ["decode_jpeg", "decode_png"])
+def test_bmp_through_the_wrong_op(op):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="wrong op"):
+        getattr(tf.io, op)(BMPS["rgb"])
+    with pytest.raises(errors.InvalidArgumentError, match="wrong op"):
+        getattr(tfi, op)(BMPS["rgb"])
+    cut = BMPS["rgb"][:-3]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.io.decode_bmp(cut)
+    with pytest.raises(errors.InvalidArgumentError):
+        tfi.decode_bmp(cut)

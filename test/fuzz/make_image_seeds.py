@@ -1,5 +1,5 @@
 """Writes the seed corpus of fuzz_image_decode (test/fuzz/corpus/image_decode): small
-JPEG and PNG files of every kind the decoders branch on, made with Pillow, each behind
+JPEG, PNG and BMP files of every kind the decoders branch on, made with Pillow, each behind
 a control byte (see the harness). Run: build/venv/bin/python test/fuzz/make_image_seeds.py"""
 import io
 import os
@@ -40,6 +40,9 @@ def main():
     save("png_interlaced", 0x81, rgb.convert("LA"), "PNG", interlace=1)
     arr16 = (scene(6, 7, 1)[..., 0].astype(np.uint16) * 257)
     save("png_gray16", 0x01, Image.fromarray(arr16), "PNG")
+    save("bmp_rgb", 0x00, Image.fromarray(scene(5, 7, 3)), "BMP")
+    save("bmp_gray8_batch", 0x83, Image.fromarray(scene(6, 5, 1)[..., 0]), "BMP")
+    save("bmp_rgba", 0x03, Image.fromarray(scene(3, 4, 4)), "BMP")
 
 
 if __name__ == "__main__":

@@ -252,3 +252,19 @@ def test_traced_pipeline_dct_scaling_switch():
     assert fast.shape == exact.shape and not np.array_equal(fast, exact)
     assert np.abs(fast - exact).mean() < 5.0  # 0..255 scale
     assert np.array_equal(graph.run(records, batched=True), exact)
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L"])
+def test_decode_pillow_bmp(mode):
+    img = scene(11, 13)
+    data = pil_bytes(img, "BMP", mode)
+    got = tfi.decode_bmp(data)
+    raw = np.asarray(Image.open(io.BytesIO(data)))  # L: 8-bit BMPs are palette indices
+    raw = raw.reshape(raw.shape[:2] + (-1,))
+    assert got.shape == (11, 13, {"RGB": 3, "RGBA": 4, "L": 1}[mode])
+    assert np.array_equal(np.asarray(got)[..., :raw.shape[2]], raw)  # Pillow drops alpha
+    assert np.array_equal(tfi.decode_image(data), got)
+    with pytest.raises(InvalidArgumentError, match="wrong op"):
+        tfi.decode_jpeg(data)
+    with pytest.raises(InvalidArgumentError, match="differ by"):
+        tfi.decode_bmp(data[:-1])

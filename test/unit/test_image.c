@@ -232,6 +232,87 @@ static void test_png_roundtrip(void)
     tfn_image_free(png);
 }
 
+/* A BMP written here: 54-byte header, rows padded to 4 bytes, bottom-up unless
+ * top_down (negative height), BGR(A) or one 8-bit channel. Returns its size. */
+static size_t make_bmp(uint8_t *out, const uint8_t *rgb, int32_t h, int32_t w, int bpp,
+                       int top_down)
+{
+    int c = bpp / 8;
+    size_t row = ((size_t)c * (size_t)w + 3) / 4 * 4;
+    size_t size = 54 + row * (size_t)h;
+    memset(out, 0, size);
+    out[0] = 'B';
+    out[1] = 'M';
+    out[10] = 54;
+    out[14] = 40;
+    for (int k = 0; k < 4; k++) {
+        out[18 + k] = (uint8_t)((uint32_t)w >> (8 * k));
+        out[22 + k] = (uint8_t)((uint32_t)(top_down ? -h : h) >> (8 * k));
+    }
+    out[26] = 1;
+    out[28] = (uint8_t)bpp;
+    for (int32_t y = 0; y < h; y++) {
+        uint8_t *r = out + 54 + row * (size_t)(top_down ? y : h - 1 - y);
+        for (int32_t x = 0; x < w; x++) {
+            const uint8_t *p = rgb + ((size_t)y * (size_t)w + (size_t)x) * 4;
+            if (c == 1) {
+                r[x] = p[0];
+            } else {
+                r[x * c + 0] = p[2];
+                r[x * c + 1] = p[1];
+                r[x * c + 2] = p[0];
+                if (c == 4)
+                    r[x * c + 3] = p[3];
+            }
+        }
+    }
+    return size;
+}
+
+static void test_bmp(void)
+{
+    enum { H = 5, W = 7 };
+    uint8_t rgba[H * W * 4], file[54 + H * 32], out[H * W * 4];
+    for (size_t i = 0; i < sizeof rgba; i++)
+        rgba[i] = (uint8_t)(i * 37 + 11);
+    static const int bpps[3] = {8, 24, 32};
+    tfn_error err;
+    tfn_image_info info;
+    for (int b = 0; b < 3; b++)
+        for (int top = 0; top < 2; top++) {
+            size_t len = make_bmp(file, rgba, H, W, bpps[b], top);
+            CHECK_EQ_INT(tfn_image_format_of(file, len), TFN_IMAGE_BMP);
+            tfn_image_decode_options o;
+            memset(&o, 0, sizeof o);
+            o.channels = 4;
+            REQUIRE(tfn_image_decode(file, len, &o, out, sizeof out, &info, &err) == TFN_OK);
+            CHECK_EQ_INT(info.out_height, H);
+            CHECK_EQ_INT(info.out_width, W);
+            CHECK_EQ_INT(info.components, bpps[b] / 8);
+            int ok = 1;
+            for (size_t i = 0; i < (size_t)H * W; i++) {
+                const uint8_t *p = rgba + i * 4, *d = out + i * 4;
+                if (bpps[b] == 8)
+                    ok &= d[0] == p[0] && d[1] == p[0] && d[2] == p[0] && d[3] == 255;
+                else
+                    ok &= d[0] == p[0] && d[1] == p[1] && d[2] == p[2] &&
+                          d[3] == (bpps[b] == 32 ? p[3] : 255);
+            }
+            CHECK(ok);
+            o.channels = 1; /* refused, as TensorFlow does */
+            CHECK_EQ_INT(tfn_image_decode(file, len, &o, out, sizeof out, &info, &err),
+                         TFN_E_INVALID_ARG);
+            o.channels = 0; /* a byte short or long: the size check */
+            CHECK_EQ_INT(tfn_image_decode(file, len - 1, &o, out, sizeof out, &info, &err),
+                         TFN_E_TRUNCATED);
+            CHECK(strstr(err.msg, "differ by -1") != NULL);
+            for (size_t cut = 0; cut < len; cut++) {
+                int rc = tfn_image_decode(file, cut, &o, out, sizeof out, &info, &err);
+                CHECK(rc < 0);
+            }
+        }
+}
+
 /* Every prefix of a valid image fails cleanly (or decodes, for the few that end at a
  * point libjpeg accepts), and flipped bytes never crash. */
 static void test_damaged_inputs(void)
@@ -625,6 +706,7 @@ int main(void)
     RUN(test_jpeg_roundtrip);
     RUN(test_jpeg_crop);
     RUN(test_png_roundtrip);
+    RUN(test_bmp);
     RUN(test_damaged_inputs);
     RUN(test_resize);
     RUN(test_batches);

@@ -48,7 +48,14 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
     As in TensorFlow, PNG bytes are decoded too (format from the magic bytes)."""
     kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
     data = _codec.contents_bytes(contents, "DecodeJpeg")
+    _refuse_bmp(data, "DecodeJpeg")
     return _codec.decode(data, _codec.decode_options(**kw))
+
+
+def _refuse_bmp(data, op):
+    if _codec.format_of(data) == 4:
+        raise _invalid("Trying to decode BMP format using a wrong op. Use `decode_bmp` or "
+                       "`decode_image` instead. Op used: %s" % op)
 
 
 def _decode_and_crop_infer(contents, crop_window, channels=0, *args, **kwargs):
@@ -65,6 +72,8 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     if window.shape[0] != 4:
         raise _invalid("crop_window must have four elements %s" % (list(window.shape),))
     data = _codec.contents_bytes(contents, "DecodeAndCropJpeg")
+    if _codec.format_of(data) == 4:
+        raise _invalid("DecodeAndCropJpeg operation can run on JPEG only, but detected BMP.")
     if _codec.format_of(data) == 2:  # PNG through this op: whole image, then the window
         img = _codec.decode(data, _codec.decode_options(channels=channels))
         y, x, h, w = (int(v) for v in window)
@@ -97,13 +106,32 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     if channels not in (0, 1, 2, 3, 4):
         raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
     data = _codec.contents_bytes(contents, "DecodePng")
+    _refuse_bmp(data, "DecodePng")
     return _decode_any(data, channels, d)
+
+
+def _decode_bmp_infer(contents, channels=0, name=None):
+    return Spec(np.uint8, (None, None, _channels_dim(channels)))
+
+
+@traceable("decode_bmp", infer=_decode_bmp_infer)
+def decode_bmp(contents, channels=0, name=None):
+    """tf.io.decode_bmp: uncompressed 8/24/32-bit BMP to uint8 (height, width, channels)."""
+    data = _codec.contents_bytes(contents, "DecodeBmp")
+    fmt = _codec.format_of(data)
+    if fmt != 4:
+        name = {1: "JPEG", 2: "PNG", 3: "GIF"}.get(fmt)
+        if name is None:
+            raise _invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
+        raise _invalid("Trying to decode %s format using DecodeBmp op. Use `decode_%s` or "
+                       "`decode_image` instead." % (name, name.lower()))
+    return _codec.decode(data, _codec.decode_options(channels=channels))
 
 
 def _decode_any(data, channels, d, jpeg_kw=None):
     fmt = _codec.format_of(data)
-    if fmt == 1:  # JPEG: 8-bit decode, widened as TensorFlow does
-        if channels == 4:
+    if fmt in (1, 4):  # JPEG, BMP: 8-bit decode, widened as TensorFlow does
+        if channels == 4 and fmt == 1:
             raise _invalid("JPEG does not support 4 channels")
         img = _codec.decode(data, _codec.decode_options(channels=channels, **(jpeg_kw or {})))
         if d == np.uint16:
@@ -135,8 +163,8 @@ def _decode_image_batch(contents, channels=None, dtype=_dt.uint8, name=None,
 
 @traceable("decode_image", batch=_decode_image_batch, infer=_decode_image_infer)
 def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_animations=True):
-    """tf.io.decode_image: JPEG or PNG to (height, width, channels) of uint8, uint16 or
-    float32 (scaled to [0, 1]). GIF and BMP raise InvalidArgumentError (not decoded by
+    """tf.io.decode_image: JPEG, PNG or BMP to (height, width, channels) of uint8,
+    uint16 or float32 (scaled to [0, 1]). GIF raises InvalidArgumentError (not decoded by
     tfnano), so expand_animations changes nothing here."""
     d = _codec.as_np_dtype(dtype)
     if d not in (np.uint8, np.uint16, np.float32):
