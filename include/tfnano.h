@@ -443,6 +443,12 @@ TFN_API size_t tfn_parser_total(const tfn_parser *p, size_t j);
 TFN_API int tfn_parser_row_splits(const tfn_parser *p, size_t j, int64_t *splits,
                                   tfn_error *err);
 
+/* After a successful scan, for a TFN_VAR_LEN feature j: writes tf.io.VarLenFeature's
+ * SparseTensor indices, tfn_parser_total() rows of two int64 (example index, position
+ * in the example) row-major, to `indices`. Same errors as tfn_parser_row_splits(). */
+TFN_API int tfn_parser_sparse_indices(const tfn_parser *p, size_t j, int64_t *indices,
+                                      tfn_error *err);
+
 /* Where feature j's values go.
  *   values: row-major dense array of the feature's out dtype (int64_t, int32_t,
  *     float, or tfn_bytes views into the records / the spec's default).
@@ -520,17 +526,19 @@ typedef struct tfn_list_output {
     uint8_t *present;
 } tfn_list_output;
 
-/* Reads the k feature lists of n serialized SequenceExamples. Call it once with every
- * values_out NULL to learn the sizes, then again with buffers of those sizes (the
- * records must be unchanged in between). A key seen twice in one example keeps the
- * last FeatureList (map semantics); a kind-less step Feature is a step with no
- * values; unknown fields are skipped.
+/* Reads the k feature lists of n serialized SequenceExamples. With every values_out
+ * NULL it only counts; with buffers it fills them in the same pass, and when one is
+ * too small it returns TFN_E_BUF_TOO_SMALL with the totals needed in steps / values
+ * (so a caller can size from a guess and retry once). A key seen twice in one example
+ * keeps the last FeatureList (map semantics); a kind-less step Feature is a step with
+ * no values; unknown fields are skipped.
  * @param names  n example names for messages, or NULL ("<unknown>").
  * @return TFN_OK; TFN_E_TYPE ("Name: <unknown>, Feature list: a, Index: 0.  Data types
  *         don't match. Expected type: int64"), TFN_E_CORRUPT (bytes that are not a
  *         SequenceExample: "Could not parse example input, value: '...'"; a broken
  *         value list), TFN_E_INVALID_ARG (bad arguments, duplicate keys); err->record_index
- *         is the example. Threads: no shared state; any number of concurrent calls. */
+ *         is the example; TFN_E_BUF_TOO_SMALL (record_index: the list). Threads: no
+ *         shared state; any number of concurrent calls. */
 TFN_API int tfn_sequence_lists(const tfn_bytes *records, size_t n, const tfn_bytes *names,
                                const tfn_list_config *lists, size_t k, tfn_list_output *outs,
                                tfn_error *err);

@@ -656,6 +656,25 @@ int tfn_parser_row_splits(const tfn_parser *p, size_t j, int64_t *splits, tfn_er
     return TFN_OK;
 }
 
+int tfn_parser_sparse_indices(const tfn_parser *p, size_t j, int64_t *indices, tfn_error *err)
+{
+    if (!p || !p->scanned || j >= p->spec->n || !indices ||
+        p->spec->dense[j].type != TFN_VAR_LEN)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "tfn_parser_sparse_indices needs a scan, a TFN_VAR_LEN feature and "
+                         "an output");
+    int64_t *q = indices;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t count = p->slots[i * p->spec->n + j].count;
+        for (size_t k = 0; k < count; k++) {
+            q[0] = (int64_t)i;
+            q[1] = (int64_t)k;
+            q += 2;
+        }
+    }
+    return TFN_OK;
+}
+
 tfn_parser *tfn_parser_new(const tfn_spec *spec, const tfn_alloc *alc)
 {
     if (!spec)

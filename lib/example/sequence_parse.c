@@ -124,12 +124,61 @@ static int not_a_sequence_example(const ctx *c, size_t i)
                         (const char *)r->data, nul ? "" : "'");
 }
 
-/* One FeatureList of example i for list j: counts (and, filling, decodes) its steps. */
+/* The common step: a Feature of the wanted kind holding one packed numeric run that
+ * ends exactly where the Feature does. Returns the number of values (decoded into dst
+ * when dst is non-NULL), or SIZE_MAX when the step needs the general reader (any other
+ * layout, a kind-less or mismatched Feature, bytes, malformed bytes), which then
+ * decides with the Example parser's rules. */
+static size_t fast_step(span step, int want, void *dst)
+{
+    const uint8_t *p = step.p, *end = step.p + step.len;
+    uint8_t kind = want == TFN_INT64 ? TAG_FEATURE_INT64 : TAG_FEATURE_FLOAT;
+    uint64_t len, plen;
+    if (want == TFN_BYTES || p == end || *p != kind)
+        return SIZE_MAX;
+    p = tfn__get_varint(p + 1, end, &len);
+    if (!p || len != (uint64_t)(end - p))
+        return SIZE_MAX;
+    if (p == end)
+        return 0;
+    if (*p != TAG_LIST_PACKED)
+        return SIZE_MAX;
+    p = tfn__get_varint(p + 1, end, &plen);
+    if (!p || plen != (uint64_t)(end - p))
+        return SIZE_MAX;
+    if (want == TFN_FLOAT32) {
+        if (plen % 4)
+            return SIZE_MAX;
+        if (dst && plen)
+            memcpy(dst, p, (size_t)plen); /* little-endian floats, as on the wire */
+        return (size_t)plen / 4;
+    }
+    if (end[-1] & 0x80) /* a run must end on a final byte */
+        return SIZE_MAX;
+    size_t count = 0;
+    int64_t *out = dst;
+    while (p < end) {
+        uint64_t v;
+        const uint8_t *q = tfn__get_varint(p, end, &v);
+        if (!q)
+            return SIZE_MAX;
+        if (out)
+            out[count] = (int64_t)v;
+        count++;
+        p = q;
+    }
+    return count;
+}
+
+/* One FeatureList of example i for list j: counts its steps and values and, where
+ * the output has room (cap_steps / cap_values), writes them; *short_of is set when it
+ * has not. */
 static int read_list(const ctx *c, size_t i, size_t j, span list, tfn_list_output *o,
-                     size_t cap_steps, size_t cap_values)
+                     size_t cap_steps, size_t cap_values, bool *short_of)
 {
     const uint8_t *p = list.p, *end = list.p + list.len;
     int want = c->lists[j].dtype;
+    size_t es = elem_size(want);
     while (p < end) {
         uint32_t field;
         int wire;
@@ -138,30 +187,36 @@ static int read_list(const ctx *c, size_t i, size_t j, span list, tfn_list_outpu
             return list_error(c, i, j, TFN_E_CORRUPT, "Can't parse serialized FeatureList.");
         if (field != FIELD_STEP || wire != TFN_WT_LEN)
             continue;
-        int dtype;
-        tfn__slot slot;
-        if (!tfn__read_feature(step.p, step.len, &dtype, &slot))
-            return list_error(c, i, j, TFN_E_CORRUPT, "Can't parse serialized Example.");
-        if (dtype < 0)
-            return tfn__fail_at(c->err, TFN_E_CORRUPT, 0, i, "Unsupported datatype.");
-        if (dtype != TFN_DTYPE_NONE && dtype != want) {
-            char what[96];
-            snprintf(what, sizeof what, "Data types don't match. Expected type: %s",
-                     tfn__dtype_tf_name(want));
-            return list_error(c, i, j, TFN_E_TYPE, what);
+        bool room = o->values_out && !*short_of && o->steps < cap_steps;
+        size_t count = fast_step(step, want, NULL);
+        if (count != SIZE_MAX) {
+            if (room && count <= cap_values - o->values)
+                fast_step(step, want, (uint8_t *)o->values_out + o->values * es);
+            else
+                room = false;
+        } else {
+            int dtype;
+            tfn__slot slot;
+            if (!tfn__read_feature(step.p, step.len, &dtype, &slot))
+                return list_error(c, i, j, TFN_E_CORRUPT, "Can't parse serialized Example.");
+            if (dtype < 0)
+                return tfn__fail_at(c->err, TFN_E_CORRUPT, 0, i, "Unsupported datatype.");
+            if (dtype != TFN_DTYPE_NONE && dtype != want) {
+                char what[96];
+                snprintf(what, sizeof what, "Data types don't match. Expected type: %s",
+                         tfn__dtype_tf_name(want));
+                return list_error(c, i, j, TFN_E_TYPE, what);
+            }
+            count = dtype == TFN_DTYPE_NONE ? 0 : slot.count;
+            if (room && count <= cap_values - o->values)
+                tfn__decode_slot(want, &slot, (uint8_t *)o->values_out + o->values * es, count);
+            else
+                room = false;
         }
-        size_t count = dtype == TFN_DTYPE_NONE ? 0 : slot.count;
-        if (o->values_out) {
-            if (o->steps + 1 > cap_steps || count > cap_values - o->values)
-                return tfn__fail_at(c->err, TFN_E_BUF_TOO_SMALL, 0, i,
-                                    "feature list %.*s: buffers sized for %zu steps and %zu "
-                                    "values are too small (were the records changed?)",
-                                    (int)(c->lists[j].key_len > 300 ? 300 : c->lists[j].key_len),
-                                    c->lists[j].key, cap_steps, cap_values);
-            tfn__decode_slot(want, &slot, (uint8_t *)o->values_out + o->values * elem_size(want),
-                             count);
+        if (room)
             o->step_splits[o->steps + 1] = (int64_t)(o->values + count);
-        }
+        else if (o->values_out)
+            *short_of = true;
         o->steps++;
         o->values += count;
     }
@@ -204,7 +259,7 @@ int tfn_sequence_lists(const tfn_bytes *records, size_t n, const tfn_bytes *name
         }
     }
     for (size_t j = 0; j < k; j++) {
-        cap[2 * j] = outs[j].steps; /* the sizes of the counting call, when filling */
+        cap[2 * j] = outs[j].steps; /* the room of the buffers, when filling */
         cap[2 * j + 1] = outs[j].values;
         outs[j].steps = outs[j].values = 0;
         if (outs[j].values_out) {
@@ -214,6 +269,16 @@ int tfn_sequence_lists(const tfn_bytes *records, size_t n, const tfn_bytes *name
     }
     ctx c = {records, names, lists, err};
     int rc = TFN_OK;
+    bool short_of[16] = {false}, *shorts = short_of;
+    if (k > 16) {
+        shorts = tfn__malloc(&a, k * sizeof *shorts);
+        if (!shorts) {
+            tfn__free(&a, last);
+            tfn__free(&a, cap);
+            return tfn__fail(err, TFN_E_NOMEM, "out of memory reading feature lists");
+        }
+        memset(shorts, 0, k * sizeof *shorts);
+    }
     for (size_t i = 0; i < n && rc == TFN_OK; i++) {
         const tfn_bytes *r = &records[i];
         if (!r->data && r->len) {
@@ -256,14 +321,24 @@ int tfn_sequence_lists(const tfn_bytes *records, size_t n, const tfn_bytes *name
             if (outs[j].present)
                 outs[j].present[i] = last[j].p != NULL;
             if (last[j].p)
-                rc = read_list(&c, i, j, last[j], &outs[j], cap[2 * j], cap[2 * j + 1]);
+                rc = read_list(&c, i, j, last[j], &outs[j], cap[2 * j], cap[2 * j + 1],
+                               &shorts[j]);
             if (rc == TFN_OK && outs[j].values_out)
                 outs[j].example_splits[i + 1] = (int64_t)outs[j].steps;
         }
     }
+    for (size_t j = 0; j < k && rc == TFN_OK; j++)
+        if (shorts[j])
+            rc = tfn__fail_at(err, TFN_E_BUF_TOO_SMALL, 0, j,
+                              "feature list %.*s: room for %zu steps and %zu values, %zu and "
+                              "%zu needed",
+                              (int)(lists[j].key_len > 300 ? 300 : lists[j].key_len),
+                              lists[j].key, cap[2 * j], cap[2 * j + 1], outs[j].steps,
+                              outs[j].values);
     if (k > 16) {
         tfn__free(&a, last);
         tfn__free(&a, cap);
+        tfn__free(&a, shorts);
     }
     return rc;
 }

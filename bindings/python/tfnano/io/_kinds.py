@@ -16,6 +16,7 @@ import numpy as np
 from .. import _ffi
 from .. import _parsing as _p
 from .. import dtypes as _dt
+from .._outbuf import Carver
 from .._tensor import as_tensor
 
 ffi = _ffi.ffi
@@ -215,6 +216,7 @@ class _Plan:
         self.var = [(k, dt) for k, dt in sparse.items()] + \
                    [(k, v[0]) for k, v in ragged.items()]
         self.var_index = {k: len(self.dense) + i for i, (k, _) in enumerate(self.var)}
+        self.sparse_out = {k for k, kind, _ in self.outputs if kind == "varlen"}
         self._compile()
         self._local = threading.local()
 
@@ -313,7 +315,9 @@ def get_plan(features):
 # ----------------------------------------------------------------- parsing
 
 def _scan_fill(plan, serialized, names, single):
-    """One C scan + fill: dense arrays and (values, row_splits) per VarLen key."""
+    """One C scan + fill: dense arrays and (values, row_splits) per VarLen key. Numeric
+    outputs are carved from one pooled block (see _outbuf: reused memory spares the
+    page faults of fresh arrays)."""
     recs = _p._Records(serialized)
     n = recs.n
     names_v, _keep_names = _p._names_views(names, n)
@@ -323,49 +327,59 @@ def _scan_fill(plan, serialized, names, single):
     rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
     if rc < 0:
         raise _p._parse_err(rc, err)
-    nf = len(plan.dense) + len(plan.var)
-    outs = ffi.new("tfn_output[]", nf)
-    keep = []
-    post = []
-    dense, var = {}, {}
+    nd = len(plan.dense)
+    outs = ffi.new("tfn_output[]", nd + len(plan.var))
+    carver = Carver()
+    layout = []  # (target, key, carver index or views, count, shape)
     for j, c in enumerate(plan.dense):
-        stride = plan.strides[j]
         if c.seq:
             rows = lib.tfn_parser_max_rows(p, j)
             shape = (n, rows) + tuple(c.shape)
-            count = n * rows * stride
         else:
             shape = (n,) + tuple(c.shape)
-            count = n * stride
+        count = int(np.prod(shape, dtype=np.int64))
         outs[j].capacity = count
         outs[j].max_rows = -1
         if c.dtype is _dt.string:
+            layout.append(("dense", c.key, None, count, shape))
+        else:
+            npt = _p._NP_OUT[_p._NATIVE_DTYPE[c.dtype.name]]
+            layout.append(("dense", c.key, carver.add(shape, npt), count, shape))
+    for m, (key, dt) in enumerate(plan.var):
+        total = lib.tfn_parser_total(p, nd + m)
+        outs[nd + m].capacity = total
+        idx = carver.add((total, 2), np.int64) if key in plan.sparse_out and not single \
+            else None
+        splits = carver.add((n + 1,), np.int64)
+        vals = None if dt is _dt.string else carver.add((total,), dt.as_numpy_dtype)
+        layout.append(("var", key, (vals, splits, idx), total, (total,)))
+    arrays = carver.arrays()
+    dense, var, post, keep = {}, {}, [], []
+    spare = ffi.new("int64_t[2]")  # for empty outputs: C needs a non-NULL pointer
+    for j, (kind, key, where, count, shape) in enumerate(layout):
+        if kind == "var":
+            vals, splits, idx = where
+            where = vals
+            sp = arrays[splits]
+            _ffi.check(lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(
+                sp)), err), err)
+            var[key + "\0splits"] = sp
+            if idx is not None:
+                ia = arrays[idx]
+                _ffi.check(lib.tfn_parser_sparse_indices(
+                    p, j, ffi.cast("int64_t *", ffi.from_buffer(ia)) if count else spare,
+                    err), err)
+                var[key + "\0indices"] = ia
+        target = dense if kind == "dense" else var
+        if where is None:  # bytes: views into the records, copied out after the fill
             views = np.zeros((max(count, 1), 2), dtype=np.uint64)
             outs[j].values = ffi.from_buffer(views)
-            post.append((dense, c.key, views, count, shape))
+            post.append((target, key, views, count, shape))
         else:
-            arr = np.empty(shape, dtype=_p._NP_OUT[_p._NATIVE_DTYPE[c.dtype.name]])
-            outs[j].values = ffi.from_buffer(arr) if arr.size else ffi.new("char[]", 8)
-            dense[c.key] = arr
+            arr = arrays[where]
+            outs[j].values = ffi.from_buffer(arr) if arr.size else spare
+            target[key] = arr
         keep.append(outs[j].values)
-    for m, (key, dt) in enumerate(plan.var):
-        j = len(plan.dense) + m
-        total = lib.tfn_parser_total(p, j)
-        outs[j].capacity = total
-        if dt is _dt.string:
-            views = np.zeros((max(total, 1), 2), dtype=np.uint64)
-            outs[j].values = ffi.from_buffer(views)
-            post.append((var, key, views, total, (total,)))
-        else:
-            arr = np.empty(max(total, 1), dtype=dt.as_numpy_dtype)
-            outs[j].values = ffi.from_buffer(arr)
-            var[key] = arr[:total]
-        keep.append(outs[j].values)
-        splits = np.empty(n + 1, dtype=np.int64)
-        rc = lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(splits)),
-                                       err)
-        _ffi.check(rc, err)
-        var[key + "\0splits"] = splits
     rc = lib.tfn_parser_fill(p, outs, err)
     if rc < 0:
         raise _p._parse_err(rc, err)
@@ -375,10 +389,14 @@ def _scan_fill(plan, serialized, names, single):
     return n, dense, var
 
 
-def _sparse_from(values, splits, single):
+def _sparse_from(values, splits, single, indices=None):
     from ..sparse import SparseTensor
     lengths = np.diff(splits)
     total = len(values)
+    if indices is not None and not single:
+        n = len(lengths)
+        width = int(lengths.max()) if n and total else 0
+        return SparseTensor._make(indices, values, np.asarray([n, width], dtype=np.int64))
     if single:
         idx = np.arange(total, dtype=np.int64).reshape(-1, 1)
         return SparseTensor(idx, values, np.asarray([total], dtype=np.int64))
@@ -542,7 +560,8 @@ def parse(serialized, features, names=None, single=False):
             a = dense[key]
             result[key] = as_tensor(a.reshape(a.shape[1:]) if single else a)
         elif kind == "varlen":
-            result[key] = _sparse_from(var[key], var[key + "\0splits"], single)
+            result[key] = _sparse_from(var[key], var[key + "\0splits"], single,
+                                       var.get(key + "\0indices"))
         elif kind == "sparse":
             result[key] = _sparse_feature(key, f, var, n, single)
         else:

@@ -47,8 +47,14 @@ def _check_sequence_features(features):
     return out
 
 
+# (key, dtype) -> (steps, values) per record seen last time: the first guess of the
+# room for a batch, so that most batches need a single pass over the bytes.
+_PER_RECORD = {}
+
+
 def _read_lists(recs, names_v, configs):
-    """One counting and one filling tfn_sequence_lists call for the whole batch."""
+    """tfn_sequence_lists for the whole batch: buffers sized from the last batch's
+    counts (a counting pass first when there is none), one retry when short."""
     k = len(configs)
     n = recs.n
     cfg = ffi.new("tfn_list_config[]", max(k, 1))
@@ -60,31 +66,51 @@ def _read_lists(recs, names_v, configs):
         cfg[j].dtype = _p._NATIVE_DTYPE[dt.name]
     outs = ffi.new("tfn_list_output[]", max(k, 1))
     err = _ffi.new_error()
-    rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
-    if rc < 0:
-        raise _p._parse_err(rc, err)
-    result = []
-    post = []
+    sizes = []
+    for key, _, _, dt in configs:
+        g = _PER_RECORD.get((key, dt.name))
+        sizes.append(None if g is None else (int(g[0] * n * 1.25) + 8, int(g[1] * n * 1.25) + 8))
+    if any(sz is None for sz in sizes):  # no guess yet: count first
+        rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
+        if rc < 0:
+            raise _p._parse_err(rc, err)
+        sizes = [(outs[j].steps, outs[j].values) for j in range(k)]
+    for attempt in range(2):
+        result, post = [], []
+        for j, (key, _, _, dt) in enumerate(configs):
+            steps, nvals = sizes[j]
+            ex_splits = np.empty(n + 1, dtype=np.int64)
+            st_splits = np.empty(steps + 1, dtype=np.int64)
+            present = np.empty(max(n, 1), dtype=np.uint8)
+            if dt is _dt.string:
+                vals = np.zeros((max(nvals, 1), 2), dtype=np.uint64)
+                post.append((j, vals))
+            else:
+                vals = np.empty(max(nvals, 1), dtype=dt.as_numpy_dtype)
+            o = outs[j]
+            o.steps, o.values = steps, nvals
+            o.example_splits = ffi.cast("int64_t *", ffi.from_buffer(ex_splits))
+            o.step_splits = ffi.cast("int64_t *", ffi.from_buffer(st_splits))
+            o.values_out = ffi.from_buffer(vals)
+            o.present = ffi.cast("uint8_t *", ffi.from_buffer(present))
+            keep.extend((ex_splits, st_splits, vals, present))
+            result.append([ex_splits, st_splits, vals, present[:n]])
+        rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
+        if rc == lib.TFN_E_BUF_TOO_SMALL and attempt == 0:
+            sizes = [(outs[j].steps, outs[j].values) for j in range(k)]
+            continue
+        if rc < 0:
+            raise _p._parse_err(rc, err)
+        break
     for j, (key, _, _, dt) in enumerate(configs):
         steps, nvals = outs[j].steps, outs[j].values
-        ex_splits = np.empty(n + 1, dtype=np.int64)
-        st_splits = np.empty(steps + 1, dtype=np.int64)
-        present = np.empty(max(n, 1), dtype=np.uint8)
-        if dt is _dt.string:
-            vals = np.zeros((max(nvals, 1), 2), dtype=np.uint64)
-            post.append((j, vals, nvals))
-        else:
-            vals = np.empty(max(nvals, 1), dtype=dt.as_numpy_dtype)
-        outs[j].example_splits = ffi.cast("int64_t *", ffi.from_buffer(ex_splits))
-        outs[j].step_splits = ffi.cast("int64_t *", ffi.from_buffer(st_splits))
-        outs[j].values_out = ffi.from_buffer(vals)
-        outs[j].present = ffi.cast("uint8_t *", ffi.from_buffer(present))
-        keep.extend((ex_splits, st_splits, vals, present))
-        result.append([ex_splits, st_splits, vals[:nvals], present[:n]])
-    rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
-    if rc < 0:
-        raise _p._parse_err(rc, err)
-    for j, vals, nvals in post:
+        if n:
+            _PER_RECORD[(key, dt.name)] = (steps / n, nvals / n)
+        r = result[j]
+        r[1] = r[1][:steps + 1]
+        r[2] = r[2][:nvals]
+    for j, vals in post:
+        nvals = outs[j].values
         result[j][2] = _p._bytes_objects(vals[:nvals], nvals)
     return result
 
@@ -118,14 +144,19 @@ def _dense_list(key, f, dt, ex_splits, st_splits, values, present, names, single
                           ",".join(str(d) for d in shape)))
     lengths = np.diff(ex_splits)
     steps_max = int(lengths.max()) if n else 0
-    pad = b"" if dt is _dt.string else 0
-    out = np.full((n, steps_max) + shape, pad,
-                  dtype=object if dt is _dt.string else dt.as_numpy_dtype)
     total = len(st_splits) - 1
-    if total:
-        ex = np.repeat(np.arange(n), lengths)
-        pos = np.arange(total) - ex_splits[:-1][ex]
-        out[ex, pos] = np.asarray(values).reshape((total,) + shape)
+    values = np.asarray(values)
+    if total == n * steps_max:  # every example has the longest length: no padding
+        out = values.reshape((n, steps_max) + shape)
+    else:
+        if dt is _dt.string:
+            out = np.full((n, steps_max) + shape, b"", dtype=object)
+        else:
+            out = np.zeros((n, steps_max) + shape, dtype=dt.as_numpy_dtype)
+        if total:
+            ex = np.repeat(np.arange(n), lengths)
+            pos = np.arange(total) - ex_splits[:-1][ex]
+            out[ex, pos] = values.reshape((total,) + shape)
     if single:
         return as_tensor(out[0]), None
     return as_tensor(out), as_tensor(lengths.astype(np.int64))

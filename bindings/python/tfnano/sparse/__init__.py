@@ -33,6 +33,15 @@ class SparseTensor:
         self._values = as_tensor(_array(values))
         self._dense_shape = as_tensor(_array(dense_shape, np.int64).reshape(-1))
 
+    @classmethod
+    def _make(cls, indices, values, dense_shape):
+        """From arrays already of the right dtypes and shapes (no checks, no copies)."""
+        sp = cls.__new__(cls)
+        sp._indices = as_tensor(indices)
+        sp._values = as_tensor(values)
+        sp._dense_shape = as_tensor(dense_shape)
+        return sp
+
     @property
     def indices(self):
         return self._indices
