@@ -510,13 +510,13 @@ typedef struct tfn_list_config {
     int dtype;
 } tfn_list_config;
 
-/* The result for one feature list. `steps` and `values` are set by every call; the
- * other fields are caller buffers, read only when `values_out` is non-NULL (the fill
- * call): example_splits n + 1 entries (example i has steps [example_splits[i],
- * example_splits[i+1])), step_splits steps + 1 entries (step s has values
- * [step_splits[s], step_splits[s+1])), values_out `values` elements of the dtype
- * (int64_t, float, or tfn_bytes views into the records). `present` (optional, n
- * bytes) gets 1 where the example had the feature list. */
+/* The result for one feature list. `steps` and `values` are set by every call to the
+ * totals of the batch; when `values_out` is non-NULL they are read first as the room
+ * of the buffers: example_splits n + 1 entries (example i has steps
+ * [example_splits[i], example_splits[i+1])), step_splits steps + 1 entries (step s
+ * has values [step_splits[s], step_splits[s+1])), values_out `values` elements of the
+ * dtype (int64_t, float, or tfn_bytes views into the records). `present` (optional,
+ * n bytes) gets 1 where the example had the feature list. */
 typedef struct tfn_list_output {
     size_t steps;
     size_t values;
