@@ -213,11 +213,17 @@ class _Spec:
         """Per-thread reusable C structures for parse_one, and the output layout
         computed once: (j, key, numpy dtype or None for bytes, shape, count, seq)."""
         layout = []
+        outs = ffi.new("tfn_output[]", max(1, len(self.configs)))
         for j, c in enumerate(self.configs):
             od = self.out_dtype[j]
             dtype = None if od == lib.TFN_BYTES else np.dtype(_NP_OUT[od])
+            if dtype is None and not c.seq and not c.shape:
+                view = ffi.new("tfn_bytes[]", 1)  # owned by the layout entry
+                outs[j].values = view
+                outs[j].capacity = 1
+                layout.append((j, c.key, "scalar bytes", view, 1, False))
+                continue
             layout.append((j, c.key, dtype, tuple(c.shape), self.strides[j], c.seq))
-        outs = ffi.new("tfn_output[]", max(1, len(layout)))
         for j in range(len(layout)):
             outs[j].max_rows = -1
         st = (self.parser(), _ffi.new_error(), outs, ffi.new("tfn_bytes[]", 1), layout)
@@ -239,7 +245,13 @@ class _Spec:
         result = {}
         keep = []
         strings = None
+        scalars = None
         for j, key, dtype, shape, stride, seq in layout:
+            if dtype == "scalar bytes":  # `shape` holds its tfn_bytes[1]
+                if scalars is None:
+                    scalars = []
+                scalars.append((key, shape))
+                continue
             if seq:
                 rows = lib.tfn_parser_max_rows(p, j)
                 shape = (rows,) + shape
@@ -262,6 +274,12 @@ class _Spec:
         rc = lib.tfn_parser_fill(p, outs, err)
         if rc < 0:
             raise _parse_err(rc, err)
+        if scalars is not None:
+            for key, v in scalars:
+                a = np.empty((), dtype=object)
+                ln = v[0].len
+                a[()] = ffi.buffer(v[0].data, ln)[:] if ln else b""
+                result[key] = a
         if strings is not None:
             for key, bviews, count, shape in strings:
                 if count == 1 and not shape:
@@ -475,6 +493,11 @@ def _bytes_objects(views_arr, count):
     out = np.empty(count, dtype=object)
     if count == 0:
         return out
+    if count <= 8:  # a few strings (a small batch): no numpy pass over the views
+        buffer, cast = ffi.buffer, ffi.cast
+        out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
+                  for p, ln in views_arr[:count].tolist()]
+        return out
     lens = views_arr[:, 1].astype(np.int64)
     total = int(lens.sum())
     if count <= 32 or total >= count * 4096:
@@ -668,6 +691,13 @@ def parse_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_example``: a batch (1-D) of serialized Examples -> {key: array}.
     int64 -> int64, float -> float32, string -> object arrays of bytes."""
     spec = _fast_spec(features)
+    if spec and serialized.__class__ is list and len(serialized) == 1 and \
+            serialized[0].__class__ is bytes and example_names is None:
+        try:  # one record: the single-record path, with the batch dimension added
+            one = spec.parse_one(serialized[0])
+        except Exception:
+            return run(spec, serialized)  # raises with parse_example's batch wording
+        return {k: v.reshape((1,) + v.shape) for k, v in one.items()}
     if spec and (serialized.__class__ is list or hasattr(serialized, "_tfn_views") or
                  hasattr(serialized, "_tfn_joined") or (
                      isinstance(serialized, np.ndarray) and serialized.ndim == 1 and
