@@ -316,8 +316,10 @@ def main(argv=None):
             w4_text = ("\n\n## W4: tf.data pipelines as notebooks write them\n\n"
                        "Code verbatim (test/bench/bench_w4.py), TensorFlow and tfnano in one "
                        "process with TensorFlow's default threading, the process pinned "
-                       "to 1 or 2 cores; records/s (best of the runs) and the peak "
-                       "resident memory the case added.\n\n" + bench_w4.table(w4))
+                       "to 1 or 2 cores; records/s (best of 5 runs), the process CPU time "
+                       "per record in that run (all threads: a fairer figure than wall "
+                       "time on a shared machine) and the peak resident memory the case "
+                       "added.\n\n" + bench_w4.table(w4))
         (ROOT / "docs" / "python-bench.md").write_text(
             "# Python API benchmarks\n\nMeasured by `test/bench/bench_python.py` on a shared "
             "2-core VM (noisy: compare ratios within one run; repeated runs moved "
@@ -340,9 +342,9 @@ def run_w4(quick=False):
         return []
     rows = json.loads(r.stdout.strip().splitlines()[-1])["rows"]
     for x in rows:
-        print("  %-10s %-58s %10.0f records/s (%d core(s)), +%.0f MB RSS"
-              % ("W4", x["work"] + ": " + x["who"], x["records_per_s"], x["cores"],
-                 x["peak_rss_mb"]))
+        print("  %-10s %-58s %10.0f records/s (%d core(s)), %.1f us CPU/record, "
+              "+%.0f MB RSS" % ("W4", x["work"] + ": " + x["who"], x["records_per_s"],
+                                x["cores"], x["cpu_us_per_record"], x["peak_rss_mb"]))
     return rows
 
 
