@@ -177,3 +177,19 @@ def test_ignore_errors_keeps_what_tensorflow_keeps(tmp_path):
     assert got == want
     want, got = run_both(lambda lib: make(lib).batch(5))
     assert got == want
+
+
+def test_shard_semantics_and_errors():
+    for n, k, i in ((10, 3, 0), (10, 3, 2), (2, 5, 4), (0, 2, 1)):
+        want, got = run_both(lambda lib: lib.data.Dataset.range(n).shard(k, i))
+        assert got == want
+        assert int(tn.data.Dataset.range(n).shard(k, i).cardinality()) == \
+            int(tf.data.Dataset.range(n).shard(k, i).cardinality())
+    for k, i in ((0, 0), (3, 3), (3, -1)):
+        errs = []
+        for lib in (tf, tn):
+            with pytest.raises(Exception) as e:
+                list(lib.data.Dataset.range(4).shard(k, i))
+            errs.append(e.value)
+        assert type(errs[1]).__name__ == type(errs[0]).__name__
+        assert str(errs[1]) == _tf_text(errs[0]).split(" [Op:")[0]
