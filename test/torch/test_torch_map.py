@@ -197,3 +197,19 @@ def test_w1_four_shards_nothing_duplicated_or_missing(tmp_path_factory, workers)
                                              num_workers=workers)
            for row in b["labels"].numpy()]
     assert len(got) == len(set(got)) == 600 and set(got) == expected
+
+
+@pytest.mark.parametrize("opts", [{}, {"int32": True, "maxlen": 4, "masks": True}])
+def test_worker_batches_in_shared_memory_match(files, opts):
+    ds = TFRecordMapDataset(files, NUMERIC, **opts)
+    order = torch.randperm(TOTAL, generator=torch.Generator().manual_seed(1)).tolist()
+    sampler = BatchSampler(order, 16, False)
+    here = list(DataLoader(ds, sampler=sampler, batch_size=None, collate_fn=collate))
+    for collate_fn in (collate, None):
+        kw = {"collate_fn": collate_fn} if collate_fn else {}
+        there = list(DataLoader(ds, batch_size=16, sampler=order, num_workers=2, **kw))
+        assert len(here) == len(there)
+        for a, b in zip(here, there):
+            assert a.keys() == b.keys()
+            for k in a:
+                assert a[k].dtype == b[k].dtype and torch.equal(a[k], b[k]), k

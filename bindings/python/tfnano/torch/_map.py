@@ -3,7 +3,7 @@ that DistributedSampler, RandomSampler and BatchSampler work unchanged."""
 import bisect
 
 import numpy as np
-from torch.utils.data import Dataset
+from torch.utils.data import Dataset, get_worker_info
 
 from ._common import file_list, load_indexes, make_parser
 from ._convert import to_torch
@@ -37,6 +37,8 @@ class ParsedBatch:
 
 
 def _row(a, i):
+    if not isinstance(a, np.ndarray):  # a tensor of a batch parsed into shared memory
+        return a[i]
     r = a[i]
     if a.dtype == object and a.ndim == 1:
         return r  # a bytes feature of shape (): bytes, as torch's collate expects
@@ -74,8 +76,15 @@ class TFRecordMapDataset(Dataset):
 
     def _state(self):
         if self._local is None:
-            self._local = (Sources(self.files, self.indexes, self.verify),
-                           make_parser(self.features, *self.parser_args))
+            parser = make_parser(self.features, *self.parser_args)
+            shared = None
+            # In a DataLoader worker, batches are parsed into one shared-memory block
+            # (see _shared: a segment per tensor would cost milliseconds each).
+            if (get_worker_info() is not None and self.output == "torch"
+                    and self.transform is None):
+                from ._shared import layout
+                shared = layout(parser, self.features)
+            self._local = (Sources(self.files, self.indexes, self.verify), parser, shared)
         return self._local
 
     def __len__(self):
@@ -90,8 +99,8 @@ class TFRecordMapDataset(Dataset):
         files = np.searchsorted(self.starts, idx, side="right") - 1
         return files, idx - self.starts[files]
 
-    def _parse(self, indices):
-        sources, parser = self._state()
+    def _parse(self, indices, batch=False):
+        sources, parser, shared = self._state()
         files, recs = self._locate(indices)
         views = np.empty((len(recs), 2), dtype=np.uint64)
         keep = []
@@ -100,6 +109,9 @@ class TFRecordMapDataset(Dataset):
             v, k = sources.random_access(f).gather(recs[sel])
             views[sel] = v
             keep.append(k)
+        if batch and shared is not None:
+            from ._shared import parse_shared
+            return parse_shared(shared, records_of(views, keep))
         out = parser.parse(records_of(views, keep))
         if self.transform is not None:
             out = self.transform(out)
@@ -115,7 +127,7 @@ class TFRecordMapDataset(Dataset):
         if not 0 <= i < n:
             raise IndexError("record index out of range (the dataset has %d records)" % n)
         # One record: no numpy bookkeeping on the way to the parser.
-        sources, parser = self._state()
+        sources, parser, _ = self._state()
         f = bisect.bisect_right(self._starts, i) - 1
         r = sources.random_access(f)
         views = r.views_one(i - self._starts[f])
@@ -127,4 +139,4 @@ class TFRecordMapDataset(Dataset):
 
     def __getitems__(self, indices):
         indices = list(indices)
-        return ParsedBatch(self._parse(indices), len(indices), self.output)
+        return ParsedBatch(self._parse(indices, batch=True), len(indices), self.output)
