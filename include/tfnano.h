@@ -992,9 +992,10 @@ TFN_API void tfn_seekpoints_free(tfn_seekpoints *sp);
  * Errors travel in order: a failing batch is returned by tfn_pipeline_next() at its
  * place (after every good batch before it) and the next call goes on after it.
  *   - Damaged input, on_damage RAISE: the batch being filled is dropped (as
- *     `batch()` drops its partial batch), the reader's error is returned (its message
- *     ends "; file <path>, record <i>"), and that input ends there, as TensorFlow's
- *     TFRecordDataset moves on to its next file. SKIP: the reader resynchronises on
+ *     `batch()` drops its partial batch; see error_fills_batch for map_and_batch's
+ *     way), the reader's error is returned (its message ends "; file <path>,
+ *     record <i>"), and that input ends there, as TensorFlow's TFRecordDataset moves
+ *     on to its next file. SKIP: the reader resynchronises on
  *     the next valid record and counts what it skipped (tfn_pipeline_stats); a
  *     truncated tail or a zlib error ends that input and counts as one region.
  *   - An input that cannot be opened is an error (TFN_E_IO, "<path>; No such file or
@@ -1050,6 +1051,13 @@ typedef struct tfn_pipeline_options {
     size_t prefetch;           /* finished batches kept ready; default 2 */
     int on_damage;             /* a tfn_on_damage; default RAISE */
     int on_parse_error;        /* a tfn_on_parse_error; default RAISE */
+    int error_fills_batch;     /* on_damage RAISE: 0 (default) as `batch()`: a read
+                                  error drops the partial batch and the next batch
+                                  starts after it; non-zero as TensorFlow's fused
+                                  `map(...).batch(n)` (map_and_batch): the error takes
+                                  one place of its batch, reading goes on until the
+                                  batch's n places are taken, and the whole batch is
+                                  the (first) error */
 } tfn_pipeline_options;
 
 /* Sets the defaults listed above (batch_size 0: the caller must set it). */

@@ -67,6 +67,35 @@ static void place_locked(struct tfn_pipeline *p, tfn_pipeline_batch *b)
     pthread_cond_signal(&p->cv_ready);
 }
 
+/* Reads the records of batch b (read_mu held). Returns TFN_END when the inputs ran
+ * out (b may hold records or an error too), else TFN_OK; a read error goes into
+ * b->status and b->err. Without error_fills_batch the first error ends the batch
+ * (batch()'s way); with it, the error takes a place and reading goes on until the
+ * batch's places are taken (map_and_batch's way), later errors taking places too. */
+static int read_batch_locked(struct tfn_pipeline *p, tfn_pipeline_batch *b)
+{
+    tfn_error later; /* errors after the first one of a batch, not reported */
+    for (size_t taken = 0; taken < p->batch_size;) {
+        const uint8_t *data;
+        size_t len;
+        tfn__origin origin;
+        tfn_error *err = b->status < 0 ? &later : &b->err;
+        int rc = tfn__source_next(p, &data, &len, &origin, err);
+        if (rc == TFN_END)
+            return TFN_END;
+        taken++;
+        if (rc == TFN_OK && b->status == TFN_OK)
+            rc = tfn__batch_append(b, data, len, &origin, err);
+        if (rc < 0) {
+            if (b->status == TFN_OK)
+                b->status = rc;
+            if (!p->error_fills_batch)
+                return TFN_OK;
+        }
+    }
+    return TFN_OK;
+}
+
 static void worker_loop(tfn__worker *w)
 {
     struct tfn_pipeline *p = w->pipe;
@@ -105,17 +134,7 @@ static void worker_loop(tfn__worker *w)
         }
         b->seq = p->next_seq++;
         tfn__clear_error(&b->err);
-        int rc = TFN_OK;
-        while (b->n < p->batch_size) {
-            const uint8_t *data;
-            size_t len;
-            tfn__origin origin;
-            rc = tfn__source_next(p, &data, &len, &origin, &b->err);
-            if (rc == TFN_OK)
-                rc = tfn__batch_append(b, data, len, &origin, &b->err);
-            if (rc != TFN_OK)
-                break;
-        }
+        int rc = read_batch_locked(p, b);
         bool end = rc == TFN_END;
         if (end)
             p->reading_done = true;
@@ -132,9 +151,8 @@ static void worker_loop(tfn__worker *w)
         pthread_mutex_unlock(&p->read_mu);
 
         bool keep = true;
-        if (rc < 0) {
-            /* the error stands for the batch; its records are dropped (TF's batch) */
-            b->status = rc;
+        if (b->status < 0) {
+            /* the error stands for the batch; its records are dropped */
             b->n = 0;
             b->data_len = 0;
         } else if (end && (b->n == 0 || (p->drop_remainder && b->n < p->batch_size))) {
@@ -408,6 +426,7 @@ int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
     p->masks = opts->masks != 0;
     p->on_damage = opts->on_damage;
     p->on_parse_error = opts->on_parse_error;
+    p->error_fills_batch = opts->error_fills_batch != 0;
     if (opts->paths) {
         rc = copy_strings(&a, opts->paths, p->ninputs, true, &p->paths, err);
     } else {

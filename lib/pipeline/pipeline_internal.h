@@ -105,6 +105,7 @@ struct tfn_pipeline {
     int64_t max_rows;
     int masks;
     int on_damage, on_parse_error;
+    int error_fills_batch;
 
     /* reading: guarded by read_mu (one worker reads a whole batch at a time) */
     pthread_mutex_t read_mu;

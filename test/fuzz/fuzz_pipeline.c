@@ -8,7 +8,8 @@
  *           bit 7 not deterministic.
  *   byte 1: bits 0-3 batch_size - 1, bits 4-5 worker threads - 1 (0: 1), bit 6
  *           drop_remainder, bit 7 compression AUTO instead of NONE.
- *   byte 2: number of inputs - 1 (mod 3) in bits 0-1; the data is cut in equal parts.
+ *   byte 2: number of inputs - 1 (mod 3) in bits 0-1; the data is cut in equal parts;
+ *           bit 2 error_fills_batch.
  * Invariants (a failure aborts): no crash, hang or sanitizer report; the pipeline ends;
  * every record handed out is, byte for byte, the record with that index that a plain
  * reader with the same damage policy reads from that input; deterministic raw
@@ -216,6 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.drop_remainder = (c1 & 64) != 0;
     o.compression = c1 & 128 ? TFN_COMPRESSION_AUTO : TFN_COMPRESSION_NONE;
     o.buffer_size = 64;
+    o.error_fills_batch = (c2 >> 2) & 1;
     tfn_spec *spec = parse ? make_spec() : NULL;
     o.spec = spec;
     tfn_parser *ref_parser = spec ? tfn_parser_new(spec, NULL) : NULL;

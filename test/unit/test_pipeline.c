@@ -908,6 +908,55 @@ static void test_damage_raise_and_skip(void)
     }
 }
 
+/* TensorFlow, files of 6, 5 and 4 records, record 2 of the second damaged, batches
+ * of 4: `batch(4)` gives [0:0-3] [0:4-5 1:0-1] error [2:0-3]; the fused
+ * `map(f).batch(4)` gives [0:0-3] [0:4-5 1:0-1] error [2:3] (the error took one of
+ * its batch's four places, 2:0-2 the others). */
+static void test_error_fills_batch(void)
+{
+    const size_t counts[3] = {6, 5, 4};
+    inputs in;
+    make_raw_inputs(&in, counts, 3);
+    damage_record(&in, 1, 2);
+    for (int fills = 0; fills < 2; fills++) {
+        tfn_pipeline_options o;
+        init_opts(&o, &in, 4);
+        o.error_fills_batch = fills;
+        o.num_threads = 2;
+        tfn_pipeline *p;
+        REQUIRE(tfn_pipeline_new(&o, NULL, &p, NULL) == TFN_OK);
+        size_t sizes[8], first[8], nb = 0;
+        int statuses[8];
+        for (;;) {
+            tfn_pipeline_batch *b;
+            int rc = tfn_pipeline_next(p, -1, &b, NULL);
+            if (rc == TFN_END || nb == 8)
+                break;
+            statuses[nb] = rc;
+            sizes[nb] = rc == TFN_OK ? tfn_pipeline_batch_count(b) : 0;
+            first[nb] = 0;
+            if (rc == TFN_OK) {
+                size_t input;
+                uint64_t rec;
+                tfn_pipeline_batch_origin(b, 0, &input, &rec, NULL);
+                first[nb] = input * 100 + (size_t)rec;
+                tfn_pipeline_batch_free(b);
+            }
+            nb++;
+        }
+        CHECK_EQ_INT(nb, 4);
+        CHECK_EQ_INT(statuses[0], TFN_OK);
+        CHECK_EQ_INT(statuses[1], TFN_OK);
+        CHECK_EQ_INT(first[1], 4);
+        CHECK_EQ_INT(statuses[2], TFN_E_DATA_LOSS);
+        CHECK_EQ_INT(statuses[3], TFN_OK);
+        CHECK_EQ_INT(sizes[3], fills ? 1 : 4);
+        CHECK_EQ_INT(first[3], fills ? 203 : 200);
+        tfn_pipeline_free(p);
+    }
+    free_inputs(&in);
+}
+
 static void test_missing_file_then_next(void)
 {
     const size_t counts[2] = {3, 2};
@@ -1216,6 +1265,7 @@ int main(void)
     RUN(test_parse_error_raise_in_order);
     RUN(test_parse_error_skip);
     RUN(test_damage_raise_and_skip);
+    RUN(test_error_fills_batch);
     RUN(test_missing_file_then_next);
     RUN(test_free_while_blocked);
     RUN(test_timeout);
