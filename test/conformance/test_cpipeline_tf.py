@@ -104,6 +104,47 @@ def test_damaged_record_text_is_tensorflows(tmp_path):
     assert tn_err.value.message.startswith("corrupted record at ")
 
 
+def _outcomes(it, errors):
+    out = []
+    it = iter(it)
+    while True:
+        try:
+            b = next(it)
+        except StopIteration:
+            return out
+        except errors:
+            out.append("error")
+            continue
+        out.append(np.asarray(b["id"]).tolist())
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_read_error_inside_a_batch_as_tensorflow(tmp_path, fused):
+    paths = []
+    for f, n in enumerate([6, 5, 4]):
+        path = str(tmp_path / ("f%d" % f))
+        with tf.io.TFRecordWriter(path) as w:
+            for i in range(n):
+                w.write(_example(i, f))
+        paths.append(path)
+    data = bytearray(Path(paths[1]).read_bytes())
+    size = len(_example(0, 1)) + 16  # the records of file 1 are all this long up to 2
+    data[size * 2 + 12] ^= 1
+    Path(paths[1]).write_bytes(bytes(data))
+    spec_tf = {"id": tf.io.FixedLenFeature([2], tf.int64)}
+    ds = tf.data.TFRecordDataset(paths)
+    if fused:  # map(f).batch(n): TensorFlow fuses it into map_and_batch
+        ds = ds.map(lambda r: tf.io.parse_single_example(r, spec_tf)).batch(4)
+    else:
+        ds = ds.batch(4).map(lambda r: tf.io.parse_example(r, spec_tf))
+    want = _outcomes(ds, tf.errors.OpError)
+    spec = _parsing.get_spec({"id": tn.io.FixedLenFeature([2], tn.int64)})
+    got = _outcomes(CPipeline(paths, batch_size=4, spec=spec, error_fills_batch=fused),
+                    tn.errors.OpError)
+    assert got == want
+    assert "error" in got
+
+
 def test_parse_error_text_is_tensorflows(tmp_path):
     path = str(tmp_path / "p")
     with tf.io.TFRecordWriter(path) as w:

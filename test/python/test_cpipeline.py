@@ -308,6 +308,18 @@ def test_damage_raise_like_the_reader_then_next_file(tmp_path):
     assert pb in str(err)
 
 
+def test_error_fills_batch_as_fused_map_and_batch(tmp_path):
+    a = [b"a%d" % i for i in range(6)]
+    b = [b"b%d" % i for i in range(5)]
+    c = [b"c%d" % i for i in range(4)]
+    files = [_write(tmp_path / "a", a), _damaged(tmp_path, "b", b, 2), _write(tmp_path / "c", c)]
+    plain = _outcomes(CPipeline(files, batch_size=4))
+    fused = _outcomes(CPipeline(files, batch_size=4, error_fills_batch=True))
+    ok = lambda out: [list(x.numpy()) if k == "ok" else "error" for k, x in out]  # noqa: E731
+    assert ok(plain) == [a[:4], a[4:] + b[:2], "error", c]
+    assert ok(fused) == [a[:4], a[4:] + b[:2], "error", c[3:]]
+
+
 def test_damage_skip_counts(tmp_path):
     b = [b"b%d" % i for i in range(9)]
     pb = _damaged(tmp_path, "b", b, 4)

@@ -77,12 +77,16 @@ class CPipeline:
     ``on_damage`` / ``on_parse_error``: "raise" (TensorFlow) or "skip" (counted in
     ``stats()``). ``parse_errors="single"`` words parse errors as
     parse_single_example does (for a traced ``map(parse_single_example)``).
+    ``error_fills_batch=True``: a read error takes one place of its batch and the
+    batch is read to its full size and dropped, as TensorFlow's fused
+    ``map(f).batch(n)`` does (default: as ``batch(n)``, the partial batch is dropped
+    and the next one starts after the error).
     """
 
     def __init__(self, files, *, compression="", buffer_size=262144, cycle_length=1,
                  block_length=1, deterministic=True, batch_size, drop_remainder=False,
                  spec=None, num_threads=0, prefetch=2, on_parse_error="raise",
-                 on_damage="raise", parse_errors="batch"):
+                 on_damage="raise", parse_errors="batch", error_fills_batch=False):
         self._p = None
         self._lock = threading.Lock()
         if isinstance(files, (str, bytes, os.PathLike)):
@@ -112,6 +116,7 @@ class CPipeline:
         opts.on_damage = _choice("on_damage", on_damage, _ON_DAMAGE)
         opts.on_parse_error = _choice("on_parse_error", on_parse_error, _ON_PARSE_ERROR)
         opts.parse_flags = _choice("parse_errors", parse_errors, _PARSE_STYLE)
+        opts.error_fills_batch = 1 if error_fills_batch else 0
         self._spec = spec
         if spec is not None:
             opts.spec = spec.spec
