@@ -27,6 +27,7 @@ C_BENCHES+=(bench_record)
 C_BENCHES+=(bench_pad)
 PY_BENCHES+=(bench_record.py)
 PY_BENCHES+=(bench_image.py)
+PY_BENCHES+=(bench_pipeline.py)
 
 MODE=${MODE:-release}
 LIB=build/$MODE/libtfnano.a
