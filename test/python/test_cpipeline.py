@@ -196,6 +196,24 @@ def test_autotune_cycle_length_is_the_cpu_count(tmp_path):
     assert got == _interleave(per_file, len(os.sched_getaffinity(0)), 1)
 
 
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_compressed_files(tmp_path, compression):
+    per_file = [[b"%s %d %d" % (compression.encode(), f, k) * (k % 5) for k in range(n)]
+                for f, n in enumerate([40, 7, 0, 25])]
+    files = []
+    for i, recs in enumerate(per_file):
+        path = str(tmp_path / ("c%d" % i))
+        with tf.io.TFRecordWriter(path, tf.io.TFRecordOptions(compression)) as w:
+            for r in recs:
+                w.write(r)
+        files.append(path)
+    got = [x for b in CPipeline(files, compression=compression, cycle_length=2,
+                                block_length=3, batch_size=6) for x in b.numpy()]
+    assert got == _interleave(per_file, 2, 3)
+    auto = [x for b in CPipeline(files, compression="AUTO", batch_size=6) for x in b.numpy()]
+    assert auto == _interleave(per_file, 1, 1)
+
+
 def test_raw_batches_are_views_and_parse(tmp_path):
     recs = [_example({"a": [i, i + 1]}) for i in range(40)]
     path = _write(tmp_path / "a", recs)
