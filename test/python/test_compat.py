@@ -142,3 +142,23 @@ def test_as_tensorflow_aliases_only_without_tensorflow(tmp_path):
     else:
         assert r.returncode == 0, r.stderr
         assert r.stdout.split() == ["tfnano", "tfnano.compat.v1", "(2,", "1)"]
+
+
+def test_mutating_a_traced_result_keeps_the_graph_right(tmp_path):
+    # BERT's run_classifier: example = parse_single_example(...); example[k] = cast(...)
+    path = str(tmp_path / "r.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(3):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "ids": tf.train.Feature(int64_list=tf.train.Int64List(value=[i, i + 1]))}))
+                .SerializeToString())
+    spec = {"ids": tf.io.FixedLenFeature([2], tf.int64)}
+
+    def decode(record):
+        example = tf.io.parse_single_example(record, spec)
+        for name in list(example.keys()):
+            example[name] = tf.compat.v1.to_int32(example[name])
+        return example
+    got = [b["ids"] for b in tf.data.TFRecordDataset(path).map(decode).batch(2)]
+    assert [g.dtype for g in got] == [np.int32, np.int32]
+    assert [g.tolist() for g in got] == [[[0, 1], [1, 2]], [[2, 3]]]

@@ -343,7 +343,9 @@ def traceable(name, batch=None, infer=None):
             specs = op.specs(args, kwargs)
             outputs = _map(lambda s: graph.placeholder(s), specs)
             graph.nodes.append(Node(op, args, kwargs, outputs))
-            return outputs
+            # The caller gets its own copy of the structure: user code may mutate it
+            # (BERT's `example[name] = tf.cast(...)`) without rewiring the node.
+            return _map(lambda s: s, outputs)
         call._tfn_op = op
         return call
     return wrap

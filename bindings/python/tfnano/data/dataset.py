@@ -210,6 +210,19 @@ class Dataset:
         from .ops.save_load import load
         return load(path, element_spec, compression, reader_func)
 
+    def get_single_element(self, name=None):
+        """The only element (InvalidArgumentError when empty or longer)."""
+        from .. import errors
+        it = iter(self)
+        try:
+            first = next(it)
+        except StopIteration:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.") from None
+        for _ in it:
+            raise errors.InvalidArgumentError(None, None,
+                                              "Dataset had more than one element.")
+        return first
+
     def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None,
                  name=None):
         """A documented pass-through: the elements are computed again each pass."""
@@ -272,8 +285,9 @@ class Dataset:
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
         from .. import errors
-        from ..io import gfile
-        files = gfile.glob(file_pattern)
+        from ..ops.io_ops import matching_files
+        # TensorFlow's MatchingFiles: every pattern's matches, sorted
+        files = [f.decode() for f in matching_files(file_pattern).tolist()]
         if not files:
             raise errors.InvalidArgumentError(
                 None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "

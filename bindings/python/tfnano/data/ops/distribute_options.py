@@ -15,8 +15,6 @@ class AutoShardPolicy(enum.IntEnum):
     DATA = 2
     HINT = 3
 
-    __str__ = enum.Enum.__str__  # "AutoShardPolicy.DATA", as TensorFlow prints it
-
 
 class ExternalStatePolicy(enum.IntEnum):
     WARN = 0
