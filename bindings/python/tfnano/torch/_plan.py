@@ -69,7 +69,10 @@ class OrderPlan:
         self.shuffle = bool(shuffle)
         self.seed, self.epoch, self.rank = int(seed), int(epoch), int(rank)
         b = self.batch_size
-        self.window = max(-(-int(window) // b), 1) * b  # whole batches per window
+        # Whole batches per window. Unshuffled, a window is one batch: a worker then
+        # reads only its own batches (a window's records are read together, and for
+        # compressed files held in memory).
+        self.window = max(-(-int(window) // b), 1) * b if self.shuffle else b
         self._perm = (None, None)
 
     def window_of(self, batch):
