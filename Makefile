@@ -194,6 +194,8 @@ test: deps
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-torch
+	$(MAKE) --no-print-directory test-install
+	$(MAKE) --no-print-directory test-wheel
 
 # The Python package, installed editable into the test venv (the cffi extension is
 # rebuilt when the C sources change; Python files are used in place).
@@ -234,7 +236,8 @@ wheel: $(WHEEL_VENV)/.stamp
 # and pyenv's oldest, 3.8) with no compiler, nanopb or zlib headers in reach, running
 # the Python tests against the installed copy and the quickstart notebook from it.
 test-wheel: venv wheel
-	$(VENV_PY) -m pytest -q -rs test/wheel
+	$(MAKE) --no-print-directory lib MODE=test WERROR=1
+	$(VENV_PY) -m pytest -q -rs -p no:cacheprovider test/wheel
 
 # pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
 test-python: venv python
