@@ -1439,7 +1439,8 @@ typedef enum tfn_image_dtype {
 
 typedef enum tfn_image_resize_method {
     TFN_RESIZE_BILINEAR = 0, /* tf.image.resize default: half_pixel_centers, no antialias */
-    TFN_RESIZE_NEAREST = 1   /* nearest neighbour, half_pixel_centers */
+    TFN_RESIZE_NEAREST = 1,  /* nearest neighbour, half_pixel_centers */
+    TFN_RESIZE_AREA = 2      /* tf.image.resize method="area" (float32 result) */
 } tfn_image_resize_method;
 
 /* What a batch does with a record that fails to decode. */
@@ -1491,7 +1492,7 @@ TFN_API int tfn_image_resize_batch(const uint8_t *const *pixels, const uint32_t 
                                    size_t out_cap, tfn_error *err);
 
 /* Resizes one HWC image of float32 (src_dtype TFN_IMAGE_FLOAT32) or uint8 samples to
- * out_h x out_w float32 (bilinear) or the source type (nearest), as tf.image.resize.
+ * out_h x out_w float32 (bilinear, area) or the source type (nearest), as tf.image.resize.
  * @return TFN_OK, TFN_E_INVALID_ARG (zero sizes, bad method/dtype, NULL pointers). */
 TFN_API int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t width,
                              int channels, void *dst, uint32_t out_height,

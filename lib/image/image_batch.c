@@ -76,7 +76,7 @@ static int resize_into(batch_job *j, worker *w, size_t i, const uint8_t *src, ui
                        uint32_t wd, tfn_error *err)
 {
     const tfn_image_batch_options *o = j->opt;
-    size_t need = tfn__resize_scratch_size(o->width, o->height, j->channels);
+    size_t need = tfn__resize_scratch_size(o->width, o->height, j->channels, h);
     if (!worker_reserve(&w->scratch, &w->scratch_cap, need))
         return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables)");
     tfn__resize_out out = {j->out + i * j->image_bytes, o->dtype, o->nchw, o->method,
@@ -148,7 +148,8 @@ static int setup(batch_job *j, const tfn_image_batch_options *opt, int channels,
     if (opt->height == 0 || opt->width == 0)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: output size %ux%u",
                          opt->height, opt->width);
-    if (opt->method != TFN_RESIZE_BILINEAR && opt->method != TFN_RESIZE_NEAREST)
+    if (opt->method != TFN_RESIZE_BILINEAR && opt->method != TFN_RESIZE_NEAREST &&
+        opt->method != TFN_RESIZE_AREA)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: unknown resize method %d",
                          opt->method);
     if (opt->dtype != TFN_IMAGE_UINT8 && opt->dtype != TFN_IMAGE_FLOAT32 &&
@@ -242,11 +243,12 @@ int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t w
         return tfn__fail(err, TFN_E_INVALID_ARG,
                          "tfn_image_resize: sizes must be positive (%ux%ux%d -> %ux%u)",
                          height, width, channels, out_height, out_width);
-    if (method != TFN_RESIZE_BILINEAR && method != TFN_RESIZE_NEAREST)
+    if (method != TFN_RESIZE_BILINEAR && method != TFN_RESIZE_NEAREST &&
+        method != TFN_RESIZE_AREA)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: unknown method %d", method);
     if (src_dtype != TFN_IMAGE_UINT8 && src_dtype != TFN_IMAGE_FLOAT32)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: source dtype %d", src_dtype);
-    void *scratch = malloc(tfn__resize_scratch_size(out_width, out_height, channels));
+    void *scratch = malloc(tfn__resize_scratch_size(out_width, out_height, channels, height));
     if (!scratch)
         return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables)");
     if (src_dtype == TFN_IMAGE_FLOAT32) {

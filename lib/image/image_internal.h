@@ -47,13 +47,13 @@ typedef struct tfn__resize_out {
 } tfn__resize_out;
 
 /* Resizes uint8 HWC (h x w x c) to oh x ow into `out`, normalising as configured.
- * `scratch` holds 2*(ow*c) ints + ow floats... callers pass the buffer from
- * tfn__resize_scratch_size(). */
-size_t tfn__resize_scratch_size(uint32_t out_w, uint32_t out_h, int channels);
+ * `scratch` is a block of tfn__resize_scratch_size() bytes (weights, one float row,
+ * the area method's row weights), 8-byte aligned. */
+size_t tfn__resize_scratch_size(uint32_t out_w, uint32_t out_h, int channels, uint32_t in_h);
 void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t oh,
                     uint32_t ow, const tfn__resize_out *out, void *scratch);
 
-/* Resizes float32 HWC to float32 HWC (bilinear or nearest), as TensorFlow does. */
+/* Resizes float32 HWC to float32 HWC (bilinear, nearest or area), as TensorFlow does. */
 void tfn__resize_f32(const float *src, uint32_t h, uint32_t w, int c, uint32_t oh,
                      uint32_t ow, int method, float *dst, void *scratch);
 

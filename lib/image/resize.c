@@ -44,11 +44,95 @@ static void nearest_weights(uint32_t in, uint32_t out, size_t stride, axis_weigh
     }
 }
 
-size_t tfn__resize_scratch_size(uint32_t out_w, uint32_t out_h, int channels)
+/* Area: the input columns [start, end) covering output column x, the weight of the
+ * first and of the last one (resize_area_op.cc's CachedInterpolation). */
+typedef struct area_span {
+    int64_t start, end;
+    float start_scale, end_scale;
+} area_span;
+
+/* Weight of input cell v in the output cell [in0, in1): TensorFlow's expression. */
+static float area_weight(int64_t v, float in0, float in1, float scale)
 {
-    return ((size_t)out_w + out_h) * sizeof(axis_weights) +
-           (size_t)out_w * (size_t)channels * sizeof(float) + 64;
+    float lo = (float)v, hi = (float)(v + 1);
+    if (lo < in0)
+        return hi > in1 ? scale : hi - in0;
+    return hi > in1 ? in1 - lo : 1.0f;
 }
+
+static int64_t bound(int64_t v, uint32_t n)
+{
+    return v < 0 ? 0 : (v > (int64_t)n - 1 ? (int64_t)n - 1 : v);
+}
+
+static void area_spans(uint32_t in, uint32_t out, area_span *sp)
+{
+    float scale = (float)in / (float)out;
+    for (uint32_t x = 0; x < out; x++) {
+        float in0 = (float)x * scale, in1 = (float)(x + 1) * scale;
+        sp[x].start = (int64_t)floorf(in0);
+        sp[x].start_scale = area_weight(sp[x].start, in0, in1, scale);
+        sp[x].end = (int64_t)ceilf(in1);
+        sp[x].end_scale = area_weight(sp[x].end - 1, in0, in1, scale);
+    }
+}
+
+/* Input rows one output row of the area method can cover: in/out rounded up, plus the
+ * two partial rows at its edges. */
+static size_t area_max_rows(uint32_t in_h, uint32_t out_h)
+{
+    return (size_t)(in_h / out_h) + 3;
+}
+
+size_t tfn__resize_scratch_size(uint32_t out_w, uint32_t out_h, int channels, uint32_t in_h)
+{
+    size_t rows = area_max_rows(in_h, out_h);
+    return ((size_t)out_w + out_h) * sizeof(axis_weights) +
+           (size_t)out_w * (size_t)channels * sizeof(float) + rows * (sizeof(float) + sizeof(size_t)) +
+           64;
+}
+
+/* One output row of the area method (resize_area_op.cc: per channel, each input row's
+ * weighted run summed across the row, times its row weight, summed, times
+ * 1 / (height_scale * width_scale)). */
+#define AREA_ROW(T)                                                                       \
+    static void area_row_##T(const T *src, uint32_t h, uint32_t w, int c, uint32_t oh,   \
+                             uint32_t y, const area_span *xs, uint32_t ow, float *ys,    \
+                             size_t *yrow, float *row)                                    \
+    {                                                                                     \
+        float hs = (float)h / (float)oh, wsc = (float)w / (float)ow;                     \
+        float scale = (float)(1.0 / (double)(hs * wsc));                                 \
+        float in0 = (float)y * hs, in1 = (float)(y + 1) * hs;                            \
+        int64_t y0 = (int64_t)floorf(in0), y1 = (int64_t)ceilf(in1);                     \
+        size_t nrows = 0;                                                                 \
+        size_t stride = (size_t)w * (size_t)c;                                            \
+        for (int64_t i = y0; i < y1; i++, nrows++) {                                      \
+            ys[nrows] = area_weight(i, in0, in1, hs);                                     \
+            yrow[nrows] = (size_t)bound(i, h) * stride;                                   \
+        }                                                                                 \
+        for (uint32_t x = 0; x < ow; x++) {                                               \
+            const area_span *sp = &xs[x];                                                 \
+            size_t first = (size_t)bound(sp->start, w) * (size_t)c;                       \
+            size_t last = (size_t)bound(sp->end - 1, w) * (size_t)c;                      \
+            for (int k = 0; k < c; k++) {                                                 \
+                float sum = 0;                                                            \
+                for (size_t r = 0; r < nrows; r++) {                                      \
+                    const T *p = src + yrow[r];                                           \
+                    float sum_y = (float)p[first + (size_t)k] * sp->start_scale;          \
+                    if (sp->start + 1 != sp->end) {                                       \
+                        for (int64_t xx = sp->start + 1; xx < sp->end - 1; xx++)          \
+                            sum_y += (float)p[(size_t)bound(xx, w) * (size_t)c + (size_t)k]; \
+                        sum_y += (float)p[last + (size_t)k] * sp->end_scale;              \
+                    }                                                                     \
+                    sum += sum_y * ys[r];                                                 \
+                }                                                                         \
+                row[(size_t)x * (size_t)c + (size_t)k] = sum * scale;                     \
+            }                                                                             \
+        }                                                                                 \
+    }
+
+AREA_ROW(uint8_t)
+AREA_ROW(float)
 
 /* One output row of bilinear interpolation between input rows `top` and `bot`, with
  * TensorFlow's order of operations (compute_lerp in resize_bilinear_op.cc). The
@@ -195,6 +279,20 @@ void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t 
         }
         return;
     }
+    if (out->method == TFN_RESIZE_AREA) {
+        /* scratch: spans (in place of the weights), row offsets, row weights, one row */
+        area_span *xs = (area_span *)(void *)xw; /* same size as axis_weights */
+        size_t *yrow = (size_t *)(void *)(yw + oh);
+        float *ys = (float *)(void *)(yrow + area_max_rows(h, oh));
+        float *arow = ys + area_max_rows(h, oh);
+        area_spans(w, ow, xs);
+        for (uint32_t y = 0; y < oh; y++) {
+            float *r = row_target(arow, y, ow, c, out);
+            area_row_uint8_t(src, h, w, c, oh, y, xs, ow, ys, yrow, r);
+            store_row(r, y, oh, ow, c, out);
+        }
+        return;
+    }
     bilinear_weights(w, ow, (size_t)c, xw);
     bilinear_weights(h, oh, stride, yw);
     for (uint32_t y = 0; y < oh; y++) {
@@ -219,6 +317,15 @@ void tfn__resize_f32(const float *src, uint32_t h, uint32_t w, int c, uint32_t o
             for (uint32_t x = 0; x < ow; x++, d += c)
                 memcpy(d, src + yw[y].lower + xw[x].lower, (size_t)c * sizeof(float));
         }
+        return;
+    }
+    if (method == TFN_RESIZE_AREA) {
+        area_span *xs = (area_span *)(void *)xw;
+        size_t *yrow = (size_t *)(void *)(yw + oh);
+        float *ys = (float *)(void *)(yrow + area_max_rows(h, oh));
+        area_spans(w, ow, xs);
+        for (uint32_t y = 0; y < oh; y++)
+            area_row_float(src, h, w, c, oh, y, xs, ow, ys, yrow, dst + (size_t)y * orow);
         return;
     }
     bilinear_weights(w, ow, (size_t)c, xw);

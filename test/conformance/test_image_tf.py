@@ -153,7 +153,7 @@ SIZES = [[224, 224], [50, 60], [300, 100], [123, 157], [1, 1], [7, 500]]
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "area"])
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64", "int32"])
 def test_resize(size, method, dtype):
     img = tf.io.decode_jpeg(JPEGS["q90_420"]).numpy()
@@ -175,6 +175,8 @@ def test_resize_method_enum_and_unsupported():
     img = RGB
     same(tfi.resize(img, [30, 40], tfi.ResizeMethod.NEAREST_NEIGHBOR),
          tf.image.resize(img, [30, 40], tf.image.ResizeMethod.NEAREST_NEIGHBOR))
+    same(tfi.resize(img, [30, 40], tfi.ResizeMethod.AREA),
+         tf.image.resize(img, [30, 40], tf.image.ResizeMethod.AREA))
     with pytest.raises(NotImplementedError):
         tfi.resize(img, [30, 40], "bicubic")
     with pytest.raises(NotImplementedError):
@@ -235,6 +237,20 @@ def test_encode_png_byte_identical(channels, compression):
     assert tfi.encode_png(img, compression) == tf.io.encode_png(img, compression).numpy()
     img16 = img.astype(np.uint16) * 257
     assert tfi.encode_png(img16, compression) == tf.io.encode_png(img16, compression).numpy()
+
+
+@pytest.mark.parametrize("method", ["bilinear", "area", "nearest"])
+def test_traced_resize_batches_equal_tf(method):
+    """decode_batch with each method == TF's decode_jpeg -> resize -> / 255 per image."""
+    datas = [pil_bytes(scene(90 + 11 * i, 120 - 7 * i, i), "JPEG", quality=85)
+             for i in range(4)]
+    got = tfi.decode_batch(datas, size=(40, 30), method=method,
+                           **({"dtype": "uint8", "scale": None} if method == "nearest" else {}))
+    want = np.stack([tf.image.resize(tf.io.decode_jpeg(d, channels=3), [40, 30], method)
+                     for d in datas])
+    if method != "nearest":
+        want = (want / np.float32(255.0)).astype(np.float32)
+    same(got, want)
 
 
 def test_fused_batch_equals_tf_pipeline():

@@ -140,6 +140,10 @@ def test_resize_matches_a_plain_reference():
     assert np.abs(out - (top + (bot - top) * ly)).max() < 1e-3
     assert out.dtype == np.float32
     assert tfi.resize(img.astype(np.uint8), [5, 5], "nearest").dtype == np.uint8
+    # area of a 2x downscale by whole cells: the mean of each 2x2 block
+    blocks = np.asarray(tfi.resize(img[:36, :52], [18, 26], "area"))
+    means = img[:36, :52].reshape(18, 2, 26, 2, 3).mean(axis=(1, 3))
+    assert np.abs(blocks - means).max() < 1e-3
 
 
 def test_convert_dtype_crops_flips():

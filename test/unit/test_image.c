@@ -490,6 +490,39 @@ static void test_resize(void)
         free(dst);
         free(src);
     }
+    /* Area: the mean of the input over each output cell (exact box integral in double). */
+    {
+        static const uint32_t area_sizes[][4] = {{37, 53, 10, 20}, {12, 9, 5, 4}, {8, 8, 16, 12},
+                                                 {30, 40, 30, 40}};
+        for (size_t t = 0; t < sizeof area_sizes / sizeof area_sizes[0]; t++) {
+            uint32_t h = area_sizes[t][0], w = area_sizes[t][1];
+            uint32_t oh = area_sizes[t][2], ow = area_sizes[t][3];
+            uint8_t *src = make_scene(h, w, 3, (unsigned)t + 9);
+            float *dst = malloc((size_t)oh * ow * 3 * sizeof(float));
+            REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, 3, dst, oh, ow, TFN_RESIZE_AREA,
+                                     &err) == TFN_OK);
+            double worst = 0;
+            for (uint32_t y = 0; y < oh; y++)
+                for (uint32_t x = 0; x < ow; x++)
+                    for (size_t k = 0; k < 3; k++) {
+                        double y0 = (double)y * h / oh, y1 = (double)(y + 1) * h / oh;
+                        double x0 = (double)x * w / ow, x1 = (double)(x + 1) * w / ow;
+                        double sum = 0;
+                        for (uint32_t iy = (uint32_t)floor(y0); iy < h && iy < y1; iy++)
+                            for (uint32_t ix = (uint32_t)floor(x0); ix < w && ix < x1; ix++) {
+                                double fy = fmin(y1, iy + 1.0) - fmax(y0, (double)iy);
+                                double fx = fmin(x1, ix + 1.0) - fmax(x0, (double)ix);
+                                sum += fy * fx * src[((size_t)iy * w + ix) * 3 + k];
+                            }
+                        double want = sum / ((y1 - y0) * (x1 - x0));
+                        double d = fabs(dst[((size_t)y * ow + x) * 3 + k] - want);
+                        worst = d > worst ? d : worst;
+                    }
+            CHECK(worst < 1e-2);
+            free(dst);
+            free(src);
+        }
+    }
     float one;
     CHECK_EQ_INT(tfn_image_resize(&one, TFN_IMAGE_FLOAT32, 1, 1, 1, &one, 0, 1,
                                   TFN_RESIZE_BILINEAR, &err), TFN_E_INVALID_ARG);
@@ -573,6 +606,30 @@ static void test_batches(void)
         CHECK(same);
         CHECK(same_t);
         free(one);
+    }
+    /* Area in the fused batch == decode, then tfn_image_resize with the area method. */
+    {
+        bo.nchw = 0;
+        bo.method = TFN_RESIZE_AREA;
+        REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
+                                              NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
+        int all_same = 1;
+        for (int i = 0; i < NIMG; i++) {
+            tfn_image_info info;
+            REQUIRE(tfn_image_probe(data[i], lens[i], NULL, &info, &err) == TFN_OK);
+            size_t n = (size_t)info.out_height * info.out_width * 3;
+            uint8_t *one = malloc(n);
+            REQUIRE(tfn_image_decode(data[i], lens[i], NULL, one, n, &info, &err) == TFN_OK);
+            REQUIRE(tfn_image_resize(one, TFN_IMAGE_UINT8, info.out_height, info.out_width, 3, ref,
+                                     32, 24, TFN_RESIZE_AREA, &err) == TFN_OK);
+            for (size_t p = 0; p < per; p++)
+                all_same &= batch[(size_t)i * per + p] == ref[p] / 255.0f;
+            free(one);
+        }
+        CHECK(all_same);
+        bo.method = TFN_RESIZE_BILINEAR;
+        REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
+                                              NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
     }
     /* bfloat16 output is the float32 output rounded. */
     uint16_t *bf = malloc(NIMG * per * 2);

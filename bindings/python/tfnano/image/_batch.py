@@ -10,7 +10,8 @@ from .._outbuf import POOL
 from .._tensor import Tensor
 from . import _codec
 
-_METHODS = {"bilinear": lib.TFN_RESIZE_BILINEAR, "nearest": lib.TFN_RESIZE_NEAREST}
+_METHODS = {"bilinear": lib.TFN_RESIZE_BILINEAR, "nearest": lib.TFN_RESIZE_NEAREST,
+            "area": lib.TFN_RESIZE_AREA}
 _DTYPES = {"float32": (lib.TFN_IMAGE_FLOAT32, np.float32),
            "bfloat16": (lib.TFN_IMAGE_BFLOAT16, np.uint16),
            "uint8": (lib.TFN_IMAGE_UINT8, np.uint8)}
@@ -91,7 +92,8 @@ def batch_options(size, channels, method="bilinear", dtype="float32", layout="NH
     bo.decode.channels = channels
     bo.height, bo.width = (int(v) for v in size)
     if method not in _METHODS:
-        raise NotImplementedError("resize method %r: tfnano has bilinear and nearest" % (method,))
+        raise NotImplementedError("resize method %r: tfnano has bilinear, nearest and area"
+                                  % (method,))
     bo.method = _METHODS[method]
     if dtype not in _DTYPES:
         raise ValueError("dtype must be one of %s, got %r" % (sorted(_DTYPES), dtype))
@@ -188,7 +190,7 @@ def decode_batch(contents, size=None, channels=3, layout="NHWC", dtype="float32"
 
     - ``size=None``: a list of uint8 HWC arrays, each its own size.
     - ``size=(h, w)``: one dense array (n, h, w, C) or (n, C, h, w), resized with
-      ``method`` ("bilinear": tf.image.resize's default, "nearest").
+      ``method`` ("bilinear": tf.image.resize's default, "nearest", "area").
     - values: ``(pixel * scale - mean) / std`` per channel (``scale=1/255`` as
       ToTensor; exactly TensorFlow's ``x / 255.0`` when mean and std are None);
       ``dtype`` "float32", "bfloat16" or "uint8" (``scale=None`` keeps 0..255).

@@ -209,7 +209,7 @@ encode_png = traceable("encode_png")(_codec.encode_png)
 # ------------------------------------------------------------------ resizing
 
 class ResizeMethod:
-    """tf.image.ResizeMethod (the methods tfnano implements: BILINEAR, NEAREST_NEIGHBOR)."""
+    """tf.image.ResizeMethod (tfnano implements BILINEAR, NEAREST_NEIGHBOR and AREA)."""
     BILINEAR = "bilinear"
     NEAREST_NEIGHBOR = "nearest"
     BICUBIC = "bicubic"
@@ -233,9 +233,9 @@ def _target_size(h, w, size, preserve_aspect_ratio):
 
 
 def _check_method(method, antialias):
-    if method not in ("bilinear", "nearest"):
+    if method not in ("bilinear", "nearest", "area"):
         raise NotImplementedError("tf.image.resize method %r is not implemented by tfnano "
-                                  "(bilinear and nearest are)" % (method,))
+                                  "(bilinear, nearest and area are)" % (method,))
     if antialias and method == "bilinear":
         raise NotImplementedError("tf.image.resize(antialias=True) is not implemented by "
                                   "tfnano")
@@ -306,15 +306,15 @@ def _resize_batch(images, size, method="bilinear", preserve_aspect_ratio=False,
 
 
 def _method_name(method):
-    return {"bilinear": "bilinear", "nearest": "nearest"}.get(
-        getattr(method, "value", method), getattr(method, "value", method))
+    return getattr(method, "value", method)
 
 
 @traceable("resize", batch=_resize_batch, infer=_resize_infer)
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
            antialias=False, name=None):
     """tf.image.resize for 3-D (h, w, c) or 4-D (n, h, w, c) images: bilinear (float32
-    result, half-pixel centres, bit-identical to TensorFlow) or nearest (input dtype)."""
+    result, half-pixel centres), area (float32) or nearest (input dtype), bit-identical
+    to TensorFlow."""
     method = _method_name(method)
     _check_method(method, antialias)
     a = np.asarray(images)
@@ -327,10 +327,10 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     nh, nw = _target_size(h, w, size, preserve_aspect_ratio)
     if a.dtype == np.bool_ or a.dtype.kind in "SUO":
         raise TypeError("resize: unsupported dtype %s" % a.dtype)
-    if method == "bilinear" and a.dtype not in (np.uint8, np.float32):
+    if method != "nearest" and a.dtype not in (np.uint8, np.float32):
         batch = batch.astype(np.float32)
     out = np.stack([_resize_one(batch[i], nh, nw, method) for i in range(n)]) if n else \
-        np.empty((0, nh, nw, c), np.float32 if method == "bilinear" else a.dtype)
+        np.empty((0, nh, nw, c), a.dtype if method == "nearest" else np.float32)
     return (out if a.ndim == 4 else out[0]).view(Tensor)
 
 
