@@ -5,7 +5,7 @@
  *   byte 0: bits 0-1 channels (0, 1, 3, 4), bits 2-3 ratio (1, 2, 4, 8),
  *           bit 4 accurate DCT, bit 5 try_recover_truncated, bit 6 crop (a window
  *           from the probed shape), bit 7 also run the fused batch (2 copies, 2 threads,
- *           one of them cut short, skip policy).
+ *           one of them cut short, skip policy, resize method = input length % 3).
  * Invariants (a failure aborts): no crash or sanitizer report; probe and decode agree
  * on success and shape; a decode into a buffer one byte short reports
  * TFN_E_BUF_TOO_SMALL with the exact size; errors carry a message; the batch marks
@@ -94,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bo.height = 7;
         bo.width = 5;
         bo.dtype = TFN_IMAGE_FLOAT32;
+        bo.method = (int)(len % 3); /* bilinear, nearest, area */
         bo.dct_scale = ctl & 1;
         bo.on_error = TFN_IMAGE_SKIP;
         bo.num_threads = 2;
