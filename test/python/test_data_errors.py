@@ -111,3 +111,26 @@ def test_damaged_file_behind_parallel_reads_loses_only_its_tail(tmp_path, shards
                    .map(parse, num_parallel_calls=3).prefetch(2).ignore_errors())
     assert sorted(parallel) == sorted(sequential)
     assert len(sequential) > len(good) - 45  # only the damaged file's tail is lost
+
+
+def test_damage_in_big_records_read_ahead(tmp_path):
+    """Files of big records are read ahead on a thread: an error still comes after
+    every record before it, and ends only that file."""
+    path = str(tmp_path / "big")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(30):
+            w.write(bytes([i]) * (30 << 10))
+    data = bytearray(open(path, "rb").read())
+    data[17 * (16 + (30 << 10)) + 12 + 100] ^= 1  # inside record 17's payload
+    open(path, "wb").write(bytes(data))
+    other = str(tmp_path / "other")
+    with tf.io.TFRecordWriter(other) as w:
+        w.write(b"after")
+    it = iter(tf.data.TFRecordDataset([path, other]))
+    got = [next(it).numpy()[0] for _ in range(17)]
+    assert got == list(range(17))
+    with pytest.raises(DataLossError):
+        next(it)
+    assert next(it).numpy() == b"after"
+    kept = [r.numpy() for r in tf.data.TFRecordDataset([path, other]).ignore_errors()]
+    assert len(kept) == 18 and kept[-1] == b"after"

@@ -147,3 +147,23 @@ def test_interpreter_exit_with_a_live_iterator(shards):
         if p.poll() is None:
             p.kill()
     assert p.returncode == 0 and "started" in out, err
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc (Linux)")
+def test_read_ahead_threads_of_big_records_stop_too(tmp_path):
+    files = []
+    for s in range(2):
+        path = str(tmp_path / ("big%d" % s))
+        with tf.io.TFRecordWriter(path) as w:
+            for i in range(40):
+                w.write(bytes([i]) * (40 << 10))  # big records: read ahead on a thread
+        files.append(path)
+    ds = tf.data.TFRecordDataset(files, num_parallel_reads=2)
+    assert len(list(ds)) == 80
+    gc.collect()
+    threads, fds = threading.active_count(), open_fds()
+    for i in range(200):
+        for j, _ in enumerate(ds.batch(4)):
+            if j == i % 7:
+                break
+    assert settle(threads, fds), (threading.active_count(), threads, open_fds(), fds)

@@ -19,6 +19,8 @@ from . import plan
 from .plan import AUTOTUNE, UNKNOWN
 
 DEFAULT_BUFFER = 1 << 20  # read buffer per open file when buffer_size is not given
+READ_AHEAD = True        # files of big records read a chunk ahead on a thread of
+AHEAD_MIN_RECORD = 16 << 10  # their own (records of at least this many bytes on average)
 CHUNK = 256              # records read ahead per file, at most ...
 READ_BYTES = 1 << 20     # ... or this many bytes (at least one record)
 
@@ -92,38 +94,37 @@ def scalar_string(b):
     return out.view(Tensor)
 
 
-class _Slot:
-    """One file of the cycle: its reader (opened on first use) and the records read
-    ahead, as absolute (address, length) pairs into the buffers kept in `base`."""
-    __slots__ = ("source", "reader", "done", "error", "base", "pos", "end", "ptrs", "lens",
-                 "stats")
+class _Chunks:
+    """A file's records, a chunk at a time (at least CHUNK records or READ_BYTES, or
+    to the end): (buffers kept alive, addresses, lengths, count). A read error after
+    some records comes at the next call, after those records; then the end."""
 
-    def __init__(self, source):
-        self.source = source
+    def __init__(self, source, opener):
+        self.source, self.opener = source, opener
         self.reader = None
-        self.done = False
-        self.error = None
         self.stats = None
-        self.pos = self.end = 0
-        self.base = None
+        self.pending = None
+        self.ended = False
 
-    def avail(self):
-        return self.end - self.pos
+    def __iter__(self):
+        return self
 
-    def fill(self, opener):
-        """Reads the next records (at least CHUNK or READ_BYTES, or to the end); marks
-        the slot done at the end or on an error (raised once the records read before
-        it are taken: tf.data then moves on to the next file)."""
+    def __next__(self):
+        if self.pending is not None:
+            e, self.pending = self.pending, None
+            raise e
+        if self.ended:
+            raise StopIteration
         bases, ptrs, lens = [], [], []
         count = nbytes = 0
         try:
             if self.reader is None:
-                self.reader = opener(self.source)
-                self.stats = getattr(opener, "stats", None)
+                self.reader = self.opener(self.source)
+                self.stats = getattr(self.opener, "stats", None)
             while count < CHUNK and nbytes < READ_BYTES:
                 got = self.reader.read_batch(CHUNK - count)
                 if got is None:
-                    self.finish()
+                    self.close()
                     break
                 data, offs = got
                 buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
@@ -134,16 +135,74 @@ class _Slot:
                 count += len(offs) - 1
                 nbytes += len(data)
         except BaseException as e:
-            self.finish()
+            self.close()
             if not count:
                 raise
-            self.error = e  # raised once the records read before it are taken
+            self.pending = e  # after the records read before it
         if not count:
+            raise StopIteration
+        return (bases, ptrs[0] if len(ptrs) == 1 else np.concatenate(ptrs),
+                lens[0] if len(lens) == 1 else np.concatenate(lens), count)
+
+    def close(self):
+        self.ended = True
+        r, self.reader = self.reader, None
+        if r is not None:
+            if self.stats is not None:
+                self.stats.add(r)
+            r.close()
+
+
+class _Ahead:
+    """A Producer seen as an iterator."""
+    __slots__ = ("p",)
+
+    def __init__(self, producer):
+        self.p = producer
+
+    def __next__(self):
+        return self.p.next()
+
+    def close(self):
+        self.p.close()
+
+
+class _Slot:
+    """One file of the cycle: its chunks (read ahead on a thread of their own when
+    READ_AHEAD: the C reads release the GIL, so reading overlaps with parsing), and
+    the current chunk's records as absolute (address, length) pairs."""
+    __slots__ = ("source", "chunks", "done", "base", "pos", "end", "ptrs", "lens")
+
+    def __init__(self, source):
+        self.source = source
+        self.chunks = None
+        self.done = False
+        self.pos = self.end = 0
+        self.base = None
+
+    def avail(self):
+        return self.end - self.pos
+
+    def fill(self, opener):
+        """Takes the next chunk; marks the slot done at the end or on an error (which
+        is raised: tf.data then moves on to the next file)."""
+        first = self.chunks is None
+        if first:
+            self.chunks = _Chunks(self.source, opener)
+        try:
+            got = next(self.chunks)
+        except StopIteration:
+            self.finish()
             return
-        self.base = bases
-        self.ptrs = ptrs[0] if len(ptrs) == 1 else np.concatenate(ptrs)
-        self.lens = lens[0] if len(lens) == 1 else np.concatenate(lens)
+        except BaseException:
+            self.finish()
+            raise
+        self.base, self.ptrs, self.lens, count = got
         self.pos, self.end = 0, count
+        if first and READ_AHEAD and int(self.lens.sum()) >= count * AHEAD_MIN_RECORD:
+            # big records: reading is a large share of the work, worth a thread
+            from .workers import Producer
+            self.chunks = _Ahead(Producer(self.chunks, 2, name="tfnano-read"))
 
     def take_bytes(self):
         p = self.pos
@@ -158,11 +217,9 @@ class _Slot:
 
     def finish(self):
         self.done = True
-        r, self.reader = self.reader, None
-        if r is not None:
-            if self.stats is not None:
-                self.stats.add(r)
-            r.close()
+        c, self.chunks = self.chunks, None
+        if c is not None:
+            c.close()
 
 
 class RecordSourceStage(plan.Stage):
@@ -190,9 +247,6 @@ class RecordSourceStage(plan.Stage):
             s = slots[self._i]
             if s.avail():
                 return s
-            if s.error is not None:
-                e, s.error = s.error, None
-                raise e  # the slot is done: the next call moves on
             if not s.done:
                 s.fill(self._opener)  # an error leaves the slot done: next call moves on
                 if s.avail():
