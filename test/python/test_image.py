@@ -272,3 +272,19 @@ def test_decode_pillow_bmp(mode):
         tfi.decode_jpeg(data)
     with pytest.raises(InvalidArgumentError, match="differ by"):
         tfi.decode_bmp(data[:-1])
+
+
+def test_batched_decode_jpeg_refuses_bmp_like_per_record():
+    bmp = pil_bytes(scene(8, 8), "BMP")
+    records = np.array([example_bytes(d, 0) for d in (make_jpegs(1)[0], bmp)], object)
+    spec = {"image": tf.io.FixedLenFeature([], tf.string)}
+
+    def fn(serialized):
+        ex = tf.io.parse_single_example(serialized, spec)
+        return tf.image.resize(tf.image.decode_jpeg(ex["image"], channels=3), [8, 8])
+
+    graph = _trace.trace(fn, _trace.Spec(object, ()), call_args=False)
+    with pytest.raises(InvalidArgumentError, match="wrong op"):
+        graph.run(records, batched=True)
+    with pytest.raises(InvalidArgumentError, match="wrong op"):
+        fn(records[1])

@@ -224,14 +224,25 @@ class DecodedBatch:
     without keeping the full-size images. Indexing and iteration give the per-record
     uint8 arrays; ``np.asarray`` stacks them (all must have the same shape)."""
 
-    def __init__(self, contents, opt_kwargs, post=None):
+    def __init__(self, contents, opt_kwargs, post=None, op=None):
         self.contents = _bytes_list(contents)
         self.opt_kwargs = opt_kwargs
         self.post = post  # per-image function applied after decoding (dtype changes)
+        self.op = op      # DecodeJpeg / DecodePng refuse BMP input, as TensorFlow does
         self._images = None
+
+    def check(self):
+        """Raises what the per-record op raises for a BMP record (a wrong op)."""
+        if self.op is not None:
+            for c in self.contents:
+                if c[:2] == b"BM":
+                    raise errors.InvalidArgumentError(
+                        None, None, "Trying to decode BMP format using a wrong op. Use "
+                        "`decode_bmp` or `decode_image` instead. Op used: %s" % self.op)
 
     def images(self):
         if self._images is None:
+            self.check()
             imgs = decode_list(self.contents, _codec.decode_options(**self.opt_kwargs))
             if self.post is not None:
                 imgs = [self.post(a) for a in imgs]

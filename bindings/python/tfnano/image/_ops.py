@@ -38,7 +38,7 @@ def _decode_jpeg_batch(contents, channels=0, ratio=1, fancy_upscaling=True,
                        try_recover_truncated=False, acceptable_fraction=1, dct_method="",
                        name=None):
     kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
-    return _batch.DecodedBatch(contents, kw)
+    return _batch.DecodedBatch(contents, kw, op="DecodeJpeg")
 
 
 @traceable("decode_jpeg", batch=_decode_jpeg_batch, infer=_decode_jpeg_infer)
@@ -96,7 +96,7 @@ def _decode_png_batch(contents, channels=0, dtype=_dt.uint8, name=None):
     d = _png_dtype(dtype)
     if d != np.uint8:
         return [decode_png(c, channels, dtype) for c in _batch._bytes_list(contents)]
-    return _batch.DecodedBatch(contents, dict(channels=channels))
+    return _batch.DecodedBatch(contents, dict(channels=channels), op="DecodePng")
 
 
 @traceable("decode_png", batch=_decode_png_batch, infer=_decode_png_infer)
@@ -284,6 +284,7 @@ def _resize_batch(images, size, method="bilinear", preserve_aspect_ratio=False,
             and images.post is None and images._images is None:
         ch = images.opt_kwargs.get("channels") or 0
         if ch in (1, 3, 4):
+            images.check()
             kw = dict(images.opt_kwargs)
             kw.pop("channels")
             opt = _codec.decode_options(channels=ch, **kw)
