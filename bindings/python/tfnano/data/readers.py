@@ -16,7 +16,7 @@ from .. import errors
 from .._ffi import ffi
 from .._tensor import Tensor, as_tensor
 from . import plan
-from .plan import AUTOTUNE, UNKNOWN
+from .plan import AUTOTUNE
 
 DEFAULT_BUFFER = 1 << 20  # read buffer per open file when buffer_size is not given
 READ_AHEAD = True        # files of big records read a chunk ahead on a thread of
@@ -447,4 +447,4 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     return ds
 
 
-__all__ = ["TFRecordDataset", "RecordViews", "UNKNOWN"]
+__all__ = ["TFRecordDataset", "RecordViews"]

@@ -18,7 +18,6 @@ import numpy as np
 from ... import errors
 from ..._tensor import as_tensor
 from .. import plan, structure
-from ..plan import UNKNOWN
 from .map import MapNode, ParallelStage
 
 
@@ -293,4 +292,4 @@ class _ParallelBatches(ParallelStage):
         return [(True, raw)]
 
 
-__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column", "UNKNOWN"]
+__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column"]

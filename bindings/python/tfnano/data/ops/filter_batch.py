@@ -8,10 +8,9 @@ that gather is redone element by element."""
 import numpy as np
 
 from .. import plan, structure
-from .batch import batch_cardinality, elements, stack, stacked_input, varying_components
+from .batch import elements, stack, stacked_input, varying_components
 from .filter import truth
 from .map import MapNode
-from .padded_batch import _spread  # noqa: F401  (structure helpers shared)
 
 
 class FilterBatchNode(plan.Node):

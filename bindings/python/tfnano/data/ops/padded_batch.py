@@ -12,7 +12,7 @@ from ... import errors
 from ..._tensor import Tensor, as_tensor
 from .. import plan, structure
 from .batch import BatchStage, batch_cardinality, elements, lengths_of, run_with_lengths
-from .map import MapNode, ParallelStage
+from .map import MapNode
 
 
 def _spread(template, spec):
@@ -213,4 +213,4 @@ def _repad(a, lengths, pv):
     return a
 
 
-__all__ = ["PaddedBatchNode", "pad_stack", "ParallelStage"]
+__all__ = ["PaddedBatchNode", "pad_stack"]
