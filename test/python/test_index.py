@@ -244,3 +244,10 @@ def test_record_index_pickles(tmp_path):
     assert pickle.loads(pickle.dumps(idx)) == idx
     f = pickle.loads(pickle.dumps(ix.TFRecordFile(p)))
     assert len(f) == 8 and f[1] == _records(8)[1]
+
+
+def test_iterating_an_index_gives_pairs(tmp_path):
+    recs = _records(9)
+    idx = ix.build_index(_write(tmp_path / "a.tfrecord", recs))
+    offs, lens = _expected(recs)
+    assert list(idx) == list(zip(offs.tolist(), lens.tolist()))

@@ -72,6 +72,10 @@ class RecordIndex:
     def __getitem__(self, i):
         return int(self.offsets[i]), int(self.lengths[i])
 
+    def __iter__(self):
+        """(offset, length) of each record."""
+        return zip(self.offsets.tolist(), self.lengths.tolist())
+
     def __repr__(self):
         return "RecordIndex(%d records%s)" % (
             len(self), ", %s stream offsets" % self.compression if self.compression else "")
