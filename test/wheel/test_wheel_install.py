@@ -1,7 +1,8 @@
 """The wheel as a user gets it (`make test-wheel`; `make wheel` builds it first).
 
-For each interpreter that is not the one that built the wheel (Debian's /usr/bin/python3
-and pyenv's 3.8, the oldest the cp38-abi3 tag promises), a brand-new virtualenv gets
+For each interpreter that is not the one that built the wheel (Debian's /usr/bin/python3,
+pyenv's 3.8, the oldest the cp38-abi3 tag promises, and pyenv's 3.13), a brand-new
+virtualenv gets
 the test requirements as binary wheels only, then everything that touches tfnano runs
 in a mount namespace (unshare -m, as root) where no build tool is in reach:
   - /usr/include, /usr/local/include and /usr/lib/gcc are empty tmpfs mounts (no zlib.h,
@@ -10,9 +11,9 @@ in a mount namespace (unshare -m, as root) where no build tool is in reach:
   - the working directory is a temporary folder (no tfnano/ source folder in reach).
 A preflight in that namespace asserts all of this before anything else runs. There, the
 quickstart notebook installs the wheel itself (its first cell, TFNANO_WHEEL) on Debian's
-Python, pip installs it with --no-index on 3.8, and test/python runs against the
-installed copy (shown to be in site-packages, not the source tree): all of it on
-Debian's Python, the core on 3.8. The tests run from a copy of test/ in a tree with
+Python, pip installs it with --no-index on the others, and test/python runs against
+the installed copy (shown to be in site-packages, not the source tree): all of it on
+Debian's Python, the core on 3.8, string tensors' buffers and the CLI on 3.13. The tests run from a copy of test/ in a tree with
 no tfnano sources, so child processes that put bindings/python on sys.path get the
 installed copy too.
 
@@ -81,11 +82,21 @@ OLDEST_TESTS = ["test_api_core.py", "test_api_parse.py", "test_api_record.py",
                 "test_gfile.py", "test_api_frictions.py", "test_api_outbuf.py"]
 
 
+NEWEST = "3.13"
+NEWEST_TESTS = ["test_api_core.py", "test_api_frictions.py", "test_cli.py"]
+
+
 def _interpreters():
     pyenv_root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    oldest = sorted(glob.glob(os.path.join(pyenv_root, "versions", "3.8.*", "bin", "python3")))
+
+    def pyenv(version):
+        found = sorted(glob.glob(os.path.join(pyenv_root, "versions", version + ".*", "bin",
+                                              "python3")))
+        return found[-1] if found else None
     return [pytest.param("/usr/bin/python3", id="debian-python3"),
-            pytest.param(oldest[-1] if oldest else None, id="pyenv-3.8")]
+            pytest.param(pyenv(OLDEST), id="pyenv-" + OLDEST),
+            # the newest: a class's own buffer (__buffer__, 3.12+) for string tensors
+            pytest.param(pyenv(NEWEST), id="pyenv-" + NEWEST)]
 
 
 def _run(cmd, **kw):
@@ -113,8 +124,8 @@ def test_wheel_in_fresh_venv_without_build_tools(python, tmp_path):
         line + "\n" for line in (ROOT / "test" / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
         and line.split(">")[0].split("=")[0].strip() not in
-        ("setuptools", "wheel") + (("nbclient", "nbformat", "ipykernel") if OLDEST in python
-                                   else ())))
+        ("setuptools", "wheel") + (("nbclient", "nbformat", "ipykernel")
+                                   if OLDEST in python or NEWEST in python else ())))
     _run([str(py), "-m", "pip", "install", "-q", "--only-binary", ":all:", "-r", str(reqs)],
          env=env)
     # the Python the wheel was built with (pyenv's 3.11) is not the one it runs on
@@ -149,7 +160,7 @@ def test_wheel_in_fresh_venv_without_build_tools(python, tmp_path):
     tests = work / "test" / "python"
     pytest_args = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfEs",
                    "--rootdir", str(work)]  # run from work/: node ids relative to it
-    if OLDEST not in python:
+    if OLDEST not in python and NEWEST not in python:
         # the notebook's own install cell installs the wheel (no apt, no root)
         print(hidden(*pytest_args, tests / "test_api_notebook.py"))
     else:
@@ -165,6 +176,10 @@ def test_wheel_in_fresh_venv_without_build_tools(python, tmp_path):
         # (Examples, parsing, TFRecord files, the interop corpus, the CLI, shards, gfile)
         # passes; the whole suite runs on Debian's Python above (time: a few minutes).
         targets = [tests / name for name in OLDEST_TESTS]
+    elif NEWEST in python:
+        targets = [tests / name for name in NEWEST_TESTS]
     out = hidden(*pytest_args, *skip, *targets)
     print(out)
     assert " passed" in out and " failed" not in out
+    if NEWEST in python:  # the buffer-protocol test ran (it is skipped before 3.12)
+        assert "__buffer__" not in out, out
