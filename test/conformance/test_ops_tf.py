@@ -149,7 +149,8 @@ def test_operators_between_tensors(op, x, y):
 
 UNARY = ["abs", "negative", "sign", "square", "sqrt", "exp", "log", "log1p", "floor",
          "ceil", "round", "sigmoid", "tanh", "sin", "cos", "reciprocal", "is_nan",
-         "is_finite", "logical_not", "rsqrt", "softplus"]
+         "is_finite", "logical_not", "rsqrt", "softplus", "asin", "acos", "atan", "sinh",
+         "cosh", "asinh", "acosh", "atanh", "log_sigmoid", "softsign"]
 
 
 @SETTINGS
@@ -462,3 +463,30 @@ def test_float_results_are_not_nan_by_accident():
     # guards the comparison helper itself: equal_nan must not hide a real difference
     with pytest.raises(AssertionError):
         same(lambda: tf.constant([math.nan]), lambda: tn.constant([1.0]), rtol=1e-6)
+
+
+@SETTINGS
+@given(x=arrays(dtypes=["float32", "float64", "int32"], min_dims=1, max_dims=2, lo=-4, hi=4),
+       data=st.data())
+def test_more_array_and_math_ops(x, data):
+    tx, nx = both(x)
+    axis = data.draw(st.integers(0, x.ndim - 1))
+    reps = data.draw(st.integers(0, 3))
+    shift = data.draw(st.integers(-3, 3))
+    same(lambda: tf.repeat(tx, reps, axis=axis), lambda: tn.repeat(nx, reps, axis=axis))
+    same(lambda: tf.repeat(tx, reps), lambda: tn.repeat(nx, reps))
+    same(lambda: tf.roll(tx, shift, axis), lambda: tn.roll(nx, shift, axis))
+    same(lambda: tf.math.softmax(tx), lambda: tn.math.softmax(nx), rtol=1e-5)
+    same(lambda: tf.math.log_softmax(tx, axis=0), lambda: tn.math.log_softmax(nx, axis=0),
+         rtol=1e-5)
+    same(lambda: tf.map_fn(lambda r: r * 2, tx), lambda: tn.map_fn(lambda r: r * 2, nx))
+    n = x.shape[0]
+    ids = sorted(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    for op in ("segment_sum", "segment_max", "segment_min"):
+        same(lambda: getattr(tf.math, op)(tx, ids), lambda: getattr(tn.math, op)(nx, ids))
+    uids = data.draw(st.lists(st.integers(-1, 3), min_size=n, max_size=n))
+    for op in ("unsorted_segment_sum", "unsorted_segment_max"):
+        same(lambda: getattr(tf.math, op)(tx, uids, 4), lambda: getattr(tn.math, op)(nx, uids, 4))
+    same(lambda: tf.ensure_shape(tx, [None] * x.ndim), lambda: tn.ensure_shape(nx, [None] * x.ndim))
+    same(lambda: tf.linspace(0.0, float(shift), reps + 1), lambda: tn.linspace(0.0, float(shift),
+                                                                                reps + 1), rtol=1e-6)

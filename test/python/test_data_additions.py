@@ -125,3 +125,13 @@ def test_from_generator_declared_types():
                                          output_types=(tf.int64, tf.int64))
     with pytest.raises(InvalidArgumentError, match="did not match the expected structure"):
         list(bad)
+
+
+def test_take_while_and_get_single_element():
+    ds = tf.data.Dataset.range(10).take_while(lambda x: x < 4)
+    assert _ints(ds) == [0, 1, 2, 3]
+    assert int(tf.data.Dataset.range(1).get_single_element()) == 0
+    with pytest.raises(InvalidArgumentError, match="Dataset was empty"):
+        tf.data.Dataset.range(0).get_single_element()
+    with pytest.raises(InvalidArgumentError, match="more than one element"):
+        tf.data.experimental.get_single_element(tf.data.Dataset.range(2))

@@ -146,3 +146,19 @@ def test_value_dependent_ops_run_per_record():
 def test_traced_index_with_traced_value_refuses_with_reason():
     with pytest.raises(_trace.TraceError, match="traced index"):
         _trace.trace(lambda x: x[x[0]], _trace.Spec(np.int32, (2,)), call_args=False)
+
+
+def test_more_array_ops():
+    assert tf.repeat([1, 2], 2).tolist() == [1, 1, 2, 2]
+    assert tf.roll([1, 2, 3], 1, 0).tolist() == [3, 1, 2]
+    assert tf.linspace(0, 1, 3).dtype == np.float32
+    assert tf.math.segment_sum([1, 2, 3], [0, 0, 1]).tolist() == [3, 3]
+    assert tf.math.unsorted_segment_max([1, 5, 3], [1, 0, 1], 2).tolist() == [5, 3]
+    assert tf.map_fn(lambda x: x * 2, tf.constant([1, 2])).tolist() == [2, 4]
+    with pytest.raises(InvalidArgumentError, match="is not compatible with expected shape"):
+        tf.ensure_shape(tf.constant([1, 2]), [3])
+    assert tf.is_tensor(tf.constant(1)) and not tf.is_tensor(1)
+    s = tf.math.softmax(tf.constant([1.0, 2.0]))
+    assert s.dtype == np.float32 and abs(float(tf.reduce_sum(s)) - 1) < 1e-6
+    with tf.name_scope("scope"), tf.device("/CPU:0"):
+        assert tf.no_op() is None

@@ -43,18 +43,20 @@ _OPS = {
     "tfnano.ops.array_ops": "reshape shape rank size expand_dims squeeze stack concat "
     "unstack split fill zeros ones zeros_like ones_like range identity gather gather_nd where "
     "one_hot clip_by_value transpose tile boolean_mask reverse slice broadcast_to sort "
-    "argsort unique sequence_mask newaxis",
+    "argsort unique sequence_mask newaxis repeat roll linspace meshgrid searchsorted "
+    "ensure_shape is_tensor get_static_value identity_n map_fn",
     "tfnano.ops.math_ops": "add subtract multiply divide truediv floordiv pow maximum minimum "
     "abs negative sign square sqrt exp equal not_equal less less_equal greater greater_equal "
     "logical_and logical_or logical_not reduce_sum reduce_mean reduce_max reduce_min "
     "reduce_prod reduce_any reduce_all reduce_logsumexp argmax argmin cumsum add_n round "
-    "floor sin cos tanh sigmoid realdiv:truediv",
+    "floor sin cos tanh sigmoid realdiv:truediv asin acos atan atan2 sinh cosh asinh acosh "
+    "atanh scalar_mul",
     "tfnano.ops.linalg": "matmul eye norm",
     "tfnano.ops.specs": "TensorSpec TensorShape",
     "tfnano.ops.control_flow": "cond case switch_case while_loop",
     "tfnano.ops.script_ops": "py_function numpy_function",
     "tfnano.ops.stand_ins": "function executing_eagerly get_logger autograph config "
-    "distribute print",
+    "distribute print name_scope device no_op control_dependencies",
     "tfnano.run": "as_tensorflow",
     "tfnano.compat.v1": "python_io",  # TF1's tf.python_io, for TF1-era scripts
 }

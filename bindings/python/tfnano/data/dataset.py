@@ -210,6 +210,10 @@ class Dataset:
         from .ops.save_load import load
         return load(path, element_spec, compression, reader_func)
 
+    def take_while(self, predicate, name=None):
+        from .ops.take_while import TakeWhileNode
+        return self._then(TakeWhileNode(self._node, predicate))
+
     def get_single_element(self, name=None):
         """The only element (InvalidArgumentError when empty or longer)."""
         from .. import errors

@@ -64,6 +64,14 @@ def load(path, element_spec=None, compression=None, reader_func=None):
     return Dataset.load(path, element_spec, compression, reader_func)
 
 
+def take_while(predicate):
+    return lambda ds: ds.take_while(predicate)
+
+
+def get_single_element(dataset):
+    return dataset.get_single_element()
+
+
 def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
     return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
 
@@ -84,4 +92,4 @@ __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "ignore_er
            "group_by_window", "bucket_by_sequence_length", "scan", "unique",
            "sample_from_datasets", "choose_from_datasets", "Counter", "save", "load",
            "snapshot", "AutoShardPolicy", "DistributeOptions", "ExternalStatePolicy",
-           "TFRecordWriter"]
+           "TFRecordWriter", "take_while", "get_single_element"]

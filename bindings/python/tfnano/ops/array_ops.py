@@ -869,3 +869,121 @@ def pad_either(*args, **kwargs):
         return pad(*args, **kwargs)
     from .._pad import pad as fast_pad
     return fast_pad(*args, **kwargs)
+
+
+# ------------------------------------------------------------- more array ops
+
+def _repeat_batch(input, repeats, axis=None, name=None):
+    if axis is None:
+        raise TraceError("tf.repeat without an axis flattens each record")
+    return np.repeat(np.asarray(input), repeats, shift_axis(int(axis)))
+
+
+@traceable("repeat", batch=_repeat_batch)
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """``tf.repeat``: each element `repeats` times along `axis` (flattened if None)."""
+    a = to_array(input)
+    r = to_array(repeats)
+    if axis is None:
+        a = a.reshape(-1)
+        axis = 0
+    return wrap(np.repeat(a, r, int(axis)))
+
+
+@traceable("roll", batch=lambda input, shift, axis, name=None: np.roll(
+    input, shift, shift_axis(axis if np.ndim(axis) else int(axis))))
+def roll(input, shift, axis, name=None):  # noqa: A002
+    """``tf.roll``: elements shifted cyclically along `axis`."""
+    a = to_array(input)
+    shifts = np.asarray(plain(shift)).tolist()
+    axes = np.asarray(plain(axis)).tolist()
+    return wrap(np.roll(a, shifts, axes))
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """``tf.linspace``: float32 for Python numbers (the inputs' float dtype otherwise)."""
+    s, e = to_array(start), to_array(stop)
+    dtype = s.dtype if s.dtype.kind == "f" else np.float32
+    out = np.linspace(s.astype(np.float64), e.astype(np.float64), int(plain(num)), axis=axis)
+    return wrap(out.astype(dtype))
+
+
+def meshgrid(*args, **kwargs):
+    """``tf.meshgrid(x, y, indexing="xy")``."""
+    indexing = kwargs.pop("indexing", "xy")
+    return [wrap(g) for g in np.meshgrid(*[to_array(a) for a in args], indexing=indexing)]
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=None):
+    """``tf.searchsorted`` along the last axis."""
+    seq, vals = to_array(sorted_sequence), to_array(values)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, vals, side=side)
+    else:
+        out = np.stack([np.searchsorted(s, v, side=side) for s, v in
+                        zip(seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1]))])
+        out = out.reshape(vals.shape)
+    return wrap(out.astype(_np_dtype(out_type)))
+
+
+@traceable("ensure_shape", batch=lambda x, shape, name=None: np.asarray(x))
+def ensure_shape(x, shape, name=None):
+    """``tf.ensure_shape``: x, checked against a shape with None for any size."""
+    a = to_array(x)
+    want = None if shape is None else (shape.as_list() if hasattr(shape, "as_list")
+                                       else list(shape))
+    if want is not None and (len(want) != a.ndim or builtins.any(
+            w is not None and w != d for w, d in zip(want, a.shape))):
+        raise InvalidArgumentError(None, None, "Shape of tensor %s %s is not compatible with "
+                                   "expected shape %s." % (
+                                       name or "x", _dims(a.shape),
+                                       "[" + ",".join("?" if w is None else str(w)
+                                                      for w in want) + "]"))
+    return wrap(a)
+
+
+def is_tensor(x):
+    """``tf.is_tensor``: tfnano Tensors (and traced values)."""
+    from .._tensor import Tensor
+    return isinstance(x, (Tensor, Symbol)) or type(x).__name__ in ("SparseTensor",
+                                                                   "RaggedTensor")
+
+
+def get_static_value(tensor, partial=False):
+    """``tf.get_static_value``: the value as numpy (None for a traced value)."""
+    if isinstance(tensor, Symbol):
+        return None
+    a = to_array(tensor)
+    return a[()] if a.ndim == 0 else a
+
+
+def identity_n(input, name=None):  # noqa: A002
+    return [identity(x) for x in input]
+
+
+def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
+           swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
+    """``tf.map_fn``: fn over the first axis of `elems` (a tensor or a structure of
+    them), the results stacked."""
+    from . import nest as _nest
+    leaves = [to_array(e) for e in _nest.flatten(elems)]
+    n = leaves[0].shape[0] if leaves else 0
+    outs = []
+    for i in builtins.range(n):
+        item = _nest.pack_sequence_as(elems, [wrap(l[i]) for l in leaves])
+        outs.append(fn(item))
+    sig = fn_output_signature if fn_output_signature is not None else dtype
+    if not outs:
+        return wrap(np.zeros((0,), np.float32 if sig is None else _np_dtype(
+            getattr(sig, "dtype", sig))))
+    flat = [_nest.flatten(o) for o in outs]
+    sigs = _nest.flatten(sig) if sig is not None else [None] * len(flat[0])
+    cols = []
+    for c in builtins.range(len(flat[0])):
+        col = np.stack([np.asarray(plain(f[c]) if isinstance(f[c], np.ndarray) else f[c])
+                        for f in flat])
+        s = sigs[c] if c < len(sigs) else None
+        if s is not None:
+            col = col.astype(_np_dtype(getattr(s, "dtype", s)))
+        cols.append(wrap(col))
+    return _nest.pack_sequence_as(outs[0], cols)

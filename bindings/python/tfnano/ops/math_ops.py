@@ -473,3 +473,108 @@ logical_or_bitwise_or = _or
 logical_or_bitwise_xor = _xor
 logical_or_bitwise_invert = _invert_op
 multiply_operator = _mul_operator
+
+
+# ------------------------------------------------------------ more math ops
+
+asin = _unary("math.asin", np.arcsin, FLOATS)
+acos = _unary("math.acos", np.arccos, FLOATS)
+atan = _unary("math.atan", np.arctan, FLOATS)
+sinh = _unary("math.sinh", np.sinh, FLOATS)
+cosh = _unary("math.cosh", np.cosh, FLOATS)
+asinh = _unary("math.asinh", np.arcsinh, FLOATS)
+acosh = _unary("math.acosh", np.arccosh, FLOATS)
+atanh = _unary("math.atanh", np.arctanh, FLOATS)
+log_sigmoid = _unary("math.log_sigmoid", lambda a: (-np.logaddexp(0, -a)).astype(a.dtype),
+                     FLOATS[:3])
+softsign = _unary("math.softsign", lambda a: (a / (1 + np.abs(a))).astype(a.dtype),
+                  FLOATS[:3])
+
+
+def _softmax_impl(logits, axis=-1, name=None, log=False):
+    a = to_array(logits)
+    check_dtype("Softmax", a, FLOATS[:3])
+    m = np.max(a, axis=axis, keepdims=True) if a.size else a
+    z = a - m
+    lse = np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    out = z - lse if log else np.exp(z - lse)
+    return wrap(out.astype(a.dtype))
+
+
+softmax = traceable("math.softmax", batch=lambda logits, axis=-1, name=None: _softmax_impl(
+    logits, shift_axis(int(axis))))(lambda logits, axis=-1, name=None: _softmax_impl(
+        logits, axis))
+log_softmax = traceable("math.log_softmax", batch=lambda logits, axis=-1, name=None:
+                        _softmax_impl(logits, shift_axis(int(axis)), log=True))(
+    lambda logits, axis=-1, name=None: _softmax_impl(logits, axis, log=True))
+
+
+def _segments(op, data, segment_ids, num_segments=None, sorted_ids=True):
+    d, ids = to_array(data), to_array(segment_ids)
+    if sorted_ids and ids.size and np.any(np.diff(ids) < 0):
+        raise InvalidArgumentError(None, None, "segment ids are not increasing")
+    n = int(plain(num_segments)) if num_segments is not None else \
+        (int(ids.max()) + 1 if ids.size else 0)
+    if ids.size and (ids.min() < 0 and sorted_ids):
+        raise InvalidArgumentError(None, None, "segment ids must be >= 0")
+    flat = d.reshape((ids.size,) + d.shape[ids.ndim:])
+    ids = ids.reshape(-1)
+    if op == "sum" or op == "mean":
+        out = np.zeros((n,) + flat.shape[1:], d.dtype)
+        valid = (ids >= 0) & (ids < n)
+        np.add.at(out, ids[valid], flat[valid])
+        if op == "mean":
+            counts = np.bincount(ids[valid], minlength=n).reshape((n,) + (1,) * (d.ndim - 1))
+            out = np.where(counts > 0, out / np.maximum(counts, 1), 0).astype(d.dtype)
+        return wrap(out)
+    fill = {"max": np.finfo(d.dtype).min if d.dtype.kind == "f" else np.iinfo(d.dtype).min,
+            "min": np.finfo(d.dtype).max if d.dtype.kind == "f" else np.iinfo(d.dtype).max,
+            "prod": 1}[op]
+    if sorted_ids and op in ("max", "min"):
+        fill = 0
+    out = np.full((n,) + flat.shape[1:], fill, d.dtype)
+    seen = np.zeros(n, bool)
+    ufunc = {"max": np.maximum, "min": np.minimum, "prod": np.multiply}[op]
+    for i, s in enumerate(ids):
+        if 0 <= s < n:
+            out[s] = flat[i] if not seen[s] else ufunc(out[s], flat[i])
+            seen[s] = True
+    return wrap(out)
+
+
+def segment_sum(data, segment_ids, name=None):
+    return _segments("sum", data, segment_ids)
+
+
+def segment_mean(data, segment_ids, name=None):
+    return _segments("mean", data, segment_ids)
+
+
+def segment_max(data, segment_ids, name=None):
+    return _segments("max", data, segment_ids)
+
+
+def segment_min(data, segment_ids, name=None):
+    return _segments("min", data, segment_ids)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    return _segments("sum", data, segment_ids, num_segments, sorted_ids=False)
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    return _segments("mean", data, segment_ids, num_segments, sorted_ids=False)
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    return _segments("max", data, segment_ids, num_segments, sorted_ids=False)
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    return _segments("min", data, segment_ids, num_segments, sorted_ids=False)
+
+
+def xlogy(x, y, name=None):
+    a, b = same_dtype("Xlogy", x, y)
+    with np.errstate(all="ignore"):
+        return wrap(np.where(a == 0, np.zeros((), a.dtype), a * np.log(b)).astype(a.dtype))

@@ -225,3 +225,29 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",  # noqa: 
 
 __all__ = ["function", "executing_eagerly", "get_logger", "autograph", "config",
            "distribute", "print"]
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """``tf.name_scope(name)``: a context manager that names nothing (no graphs)."""
+
+    def __init__(self, name, *args, **kwargs):
+        self.name = name
+
+    def __enter__(self):
+        return self.name
+
+    def __exit__(self, *exc):
+        return False
+
+
+def device(device_name):
+    """``tf.device``: accepted; everything runs on the CPU."""
+    return contextlib.nullcontext()
+
+
+def no_op(name=None):
+    return None
+
+
+def control_dependencies(control_inputs):
+    return contextlib.nullcontext()
