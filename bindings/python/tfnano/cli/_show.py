@@ -93,22 +93,28 @@ def load_spec(path):
 
 
 def cmd_count(args, files, out):
+    from .._progress import Progress
     total = 0
     failed = False
+    bar = Progress("count")  # on a terminal, once it has run for a second
+    counts = []
     for name in files:
         n = 0
         try:
             with RecordFile(name, args.compression, skip_damage=args.skip_damage) as rf:
-                for _ in rf:
+                for _, _, raw in rf:
                     n += 1
+                    bar.update(records=1, nbytes=len(raw) + 16)
         except errors.NotFoundError:
             raise
         except errors.OpError as e:
             failed = True
             sys.stderr.write("tfnano count: %s: %s (after %d records)\n" % (name, e, n))
         total += n
-        if len(files) > 1:
-            out.write("%d\t%s\n" % (n, name))
+        counts.append((n, name))
+    bar.close()  # the progress line is done before the results are printed
+    if len(files) > 1:
+        out.writelines("%d\t%s\n" % c for c in counts)
     out.write("%d%s\n" % (total, "\ttotal" if len(files) > 1 else ""))
     return 1 if failed else 0
 
