@@ -320,3 +320,25 @@ def test_filter_batch_vectorized_equals_per_element_with_errors(tmp_path, batch,
         exp.disable_debug_mode()
     assert outcomes(make()) == want
     assert any(o[0] == "error" for o in want)
+
+
+def test_batched_op_returning_per_record_arrays_is_stacked_or_raises():
+    """An op whose batched form returns a list of per-record arrays (image decode
+    does) is stacked by batch, or raises TensorFlow's error when shapes differ."""
+    from tfnano import _trace
+
+    def rows_eager(x):
+        return np.arange(int(x) % 3 + 1, dtype=np.int64)
+
+    def rows_batch(x):
+        return [np.arange(int(v) % 3 + 1, dtype=np.int64) for v in np.asarray(x)]
+    rows = _trace.traceable("test_rows", batch=rows_batch,
+                            infer=lambda x: _trace.Spec(np.int64, (None,)))(rows_eager)
+    same = tf.data.Dataset.range(0, 12, 3).map(lambda x: rows(x)).batch(4)
+    assert "vectorized" in same.plan_text()
+    assert [b.tolist() for b in same] == [[[0], [0], [0], [0]]]
+    differ = tf.data.Dataset.range(4).map(lambda x: rows(x)).batch(2)
+    with pytest.raises(InvalidArgumentError, match="Cannot batch tensors with different "
+                       "shapes in component 0. First element had shape \\[1\\] and "
+                       "element 1 had shape \\[2\\]."):
+        list(differ)

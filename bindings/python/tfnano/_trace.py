@@ -220,7 +220,7 @@ class Graph:
         """Computes the outputs for concrete `inputs` (the structure of self.inputs):
         one record's values, or (batched=True) whole batches with the record axis first."""
         env = {}
-        for sym, val in zip(_leaves(self.inputs), _leaves(inputs)):
+        for sym, val in _pairs(self.inputs, inputs):
             env[sym.index] = val
 
         def value(x):
@@ -232,9 +232,23 @@ class Graph:
                 out = node.op.run_batch(node, args, kwargs)
             else:
                 out = node.op.fn(*args, **kwargs)
-            for sym, val in zip(_leaves(node.outputs), _leaves(out)):
+            for sym, val in _pairs(node.outputs, out):
                 env[sym.index] = val
         return value(self.outputs)
+
+
+def _pairs(template, value):
+    """(Symbol, value) for each Symbol of `template`, walking `value` alongside: a
+    Symbol's value is taken whole, even when it is a list (a batched value whose
+    records differ in shape may be a Python list of per-record arrays)."""
+    if isinstance(template, Symbol):
+        yield template, value
+    elif isinstance(template, dict):
+        for k in _dict_keys(template):
+            yield from _pairs(template[k], value[k])
+    elif isinstance(template, (list, tuple)):
+        for t, v in zip(template, value):
+            yield from _pairs(t, v)
 
 
 def _dict_keys(d):

@@ -244,9 +244,18 @@ def stack_leaf(v, component=0):
     if hasattr(v, "_tfn_joined") or hasattr(v, "_tfn_views"):
         return v
     if isinstance(v, list):
+        from .. import _parsing
         from .ops.batch import stack_column
-        return stack_column(v, component)
+        out = stack_column(v, component)
+        table = getattr(_parsing.LENGTHS, "table", None)
+        if table is not None:  # the records' shapes were checked equal by stacking
+            a = np.asarray(out)
+            table[(a.__array_interface__["data"][0], a.shape)] = STACKED
+        return out
     return structure.to_tensor(np.asarray(v) if not isinstance(v, np.ndarray) else v)
+
+
+STACKED = "stacked"  # in the lengths table: a per-record list stacked, shapes equal
 
 
 def compose(first, second):

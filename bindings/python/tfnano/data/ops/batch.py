@@ -251,11 +251,14 @@ class _Vectorized:
         except Exception:
             return self.per_record(raw)
         leaves = structure.flatten(out)
+        from ..structured_function import STACKED
         for c in self.varying:
             lengths = lengths_of(table, leaves[c])
             if lengths is None:
                 self.per_element = True  # a varying shape not from the parser
                 return self.per_record(raw)
+            if lengths is STACKED:
+                continue  # per-record arrays, stacked: their shapes were equal
             if n and (np.asarray(lengths) != lengths[0]).any():
                 return self.per_record(raw)  # raises "Cannot batch tensors ..."
         return out

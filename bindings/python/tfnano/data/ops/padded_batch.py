@@ -188,6 +188,8 @@ class _VectorizedPadded:
             a = np.asarray(v)
             if s.shape is None or None in s.shape:
                 lengths = lengths_of(table, a)
+                if isinstance(lengths, str):  # stacked per-record arrays: nothing to pad
+                    lengths = np.full(n, a.shape[1] if a.ndim > 1 else 0, np.int64)
                 if lengths is None or s.shape is None or None in s.shape[1:]:
                     self.per_element = True  # a varying shape not from the parser
                     return self.per_record(raw)
