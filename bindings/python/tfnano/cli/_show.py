@@ -102,9 +102,10 @@ def cmd_count(args, files, out):
         n = 0
         try:
             with RecordFile(name, args.compression, skip_damage=args.skip_damage) as rf:
-                for _, _, raw in rf:
-                    n += 1
-                    bar.update(records=1, nbytes=len(raw) + 16)
+                try:
+                    n = rf.count(bar)
+                finally:
+                    n = rf.counted
         except errors.NotFoundError:
             raise
         except errors.OpError as e:

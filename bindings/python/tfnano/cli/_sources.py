@@ -130,6 +130,22 @@ class RecordFile:
                                            int(index), self._skip_reason()))
             yield int(index), int(offset), (ffi.buffer(data[0], n)[:] if n else b"")
 
+    def count(self, progress=None):
+        """The number of records, read in batches of views (no copy, no Python object
+        per record). self.counted holds the count so far when an error is raised."""
+        views = ffi.new("tfn_bytes[]", 4096)
+        got = ffi.new("size_t *")
+        self.counted = 0
+        while True:
+            rc = lib.tfn_record_reader_next_batch(self._r, views, 4096, got, self._err)
+            if rc == lib.TFN_END:
+                return self.counted
+            if rc < 0:
+                _crecord._raise(rc, self._err, self._fio)
+            self.counted += got[0]
+            if progress is not None:
+                progress.update(records=got[0])
+
     def _skip_reason(self):
         last_skip = getattr(lib, "tfn_record_reader_last_skip", None)
         if last_skip is None:
