@@ -24,5 +24,8 @@ def test_quickstart_notebook_executes(tmp_path, monkeypatch):
                       for o in c.get("outputs", []))
     assert "TensorFlow installed: False" in outputs or "TensorFlow installed: True" in outputs
     assert "is required but could not be found." in outputs
+    assert "train-00002-of-00003.tfrec" in outputs and "8\ttotal" in outputs
+    assert "'label': tf.io.FixedLenFeature([], tf.int64)," in outputs
+    assert "0 of 3 files damaged" in outputs
     assert not any(o.get("output_type") == "error" for c in nb.cells
                    if c.cell_type == "code" for o in c.get("outputs", []))
