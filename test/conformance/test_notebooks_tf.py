@@ -30,10 +30,6 @@ KNOWN_DIFFERENT = {
     "Tensor, so .numpy() fails)",
     "kaggle_tpu_flowers": "tf.image.encode_jpeg returns bytes in tfnano (TensorFlow: a "
     "string Tensor, so .numpy() fails)",
-    "generators_and_py_function": "a map function returning a Python list: TensorFlow makes "
-    "it a tuple of tensors, tfnano stacks it into one tensor",
-    "hands_on_ml_tfrecords": "a SparseTensor (VarLenFeature) returned by a map function "
-    "cannot pass through tfnano's Dataset.map yet",
 }
 
 

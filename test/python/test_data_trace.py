@@ -342,3 +342,23 @@ def test_batched_op_returning_per_record_arrays_is_stacked_or_raises():
                        "shapes in component 0. First element had shape \\[1\\] and "
                        "element 1 had shape \\[2\\]."):
         list(differ)
+
+
+def test_a_returned_list_becomes_a_tuple_as_in_tensorflow():
+    traced = tf.data.Dataset.range(3).map(lambda x: [x, tf.cast(x, tf.float32)])
+    untraced = tf.data.Dataset.range(3).map(lambda x: [int(x), float(x)])
+    for ds in (traced, untraced):
+        el = next(iter(ds))
+        assert isinstance(el, tuple) and len(el) == 2
+    assert isinstance(traced.element_spec, tuple)
+
+
+def test_sparse_values_pass_through_map(tmp_path):
+    path = write(tmp_path / "sp", [example(e=[1, 2, 3]), example(e=[4])])
+    feats = {"e": tf.io.VarLenFeature(tf.int64)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = [d["e"] for d in tf.data.TFRecordDataset(path).map(
+            lambda r: tf.io.parse_single_example(r, feats))]
+    assert [type(s).__name__ for s in got] == ["SparseTensor", "SparseTensor"]
+    assert [s.values.tolist() for s in got] == [[1, 2, 3], [4]]

@@ -46,12 +46,17 @@ def map_structure(fn, s):
     return pack(s, [fn(x) for x in flatten(s)])
 
 
+_COMPOSITE = ("SparseTensor", "RaggedTensor")
+
+
 def to_tensor(x):
     if isinstance(x, Tensor):
         return x
     if isinstance(x, np.ndarray):
         return as_tensor(x)
     if hasattr(x, "_tfn_joined") or hasattr(x, "_tfn_views"):  # record batches stay lazy
+        return x
+    if type(x).__name__ in _COMPOSITE:  # sparse / ragged values pass as they are
         return x
     return constant(x)
 

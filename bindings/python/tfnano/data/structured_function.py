@@ -85,6 +85,8 @@ class StructuredFunction:
             self.reason = str(e)
             self._warn()
             return
+        if type(graph.outputs) is list:  # as TensorFlow packs a returned list
+            graph.outputs = tuple(graph.outputs)
         self.graph = graph
         self.batch_reason = graph.vectorizable()
         if self.batch_reason is not None:
@@ -142,7 +144,10 @@ class StructuredFunction:
     def __call__(self, element):
         """One element -> the normalized result."""
         if self.graph is None:
-            return structure.normalize(structure.call(self.func, element))
+            out = structure.call(self.func, element)
+            if type(out) is list:  # TensorFlow makes a returned list a tuple
+                out = tuple(out)
+            return structure.normalize(out)
         return structure.normalize(self.graph.run(element))
 
     def raw(self, element):
