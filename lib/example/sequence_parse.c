@@ -98,7 +98,9 @@ typedef struct ctx {
     tfn_error *err;
 } ctx;
 
-static int list_error(const ctx *c, size_t i, size_t j, int code, const char *what)
+/* TF's "Index" here is the step within the list; err->record_index is the example. */
+static int list_error(const ctx *c, size_t i, size_t j, size_t step, int code,
+                      const char *what)
 {
     const tfn_list_config *l = &c->lists[j];
     int klen = (int)(l->key_len > 300 ? 300 : l->key_len);
@@ -109,7 +111,7 @@ static int list_error(const ctx *c, size_t i, size_t j, int code, const char *wh
         nlen = (int)(c->names[i].len > 300 ? 300 : c->names[i].len);
     }
     return tfn__fail_at(c->err, code, 0, i, "Name: %.*s, Feature list: %.*s, Index: %zu.  %s",
-                        nlen, name, klen, l->key, i, what);
+                        nlen, name, klen, l->key, step, what);
 }
 
 static int not_a_sequence_example(const ctx *c, size_t i)
@@ -178,15 +180,18 @@ static int read_list(const ctx *c, size_t i, size_t j, span list, tfn_list_outpu
 {
     const uint8_t *p = list.p, *end = list.p + list.len;
     int want = c->lists[j].dtype;
-    size_t es = elem_size(want);
-    while (p < end) {
+    size_t es = elem_size(want), step_index = 0;
+    for (; p < end; step_index++) {
         uint32_t field;
         int wire;
         span step = {NULL, 0};
         if (!next_field(&p, end, &field, &wire, &step))
-            return list_error(c, i, j, TFN_E_CORRUPT, "Can't parse serialized FeatureList.");
-        if (field != FIELD_STEP || wire != TFN_WT_LEN)
+            return list_error(c, i, j, step_index, TFN_E_CORRUPT,
+                              "Can't parse serialized FeatureList.");
+        if (field != FIELD_STEP || wire != TFN_WT_LEN) {
+            step_index--;
             continue;
+        }
         bool room = o->values_out && !*short_of && o->steps < cap_steps;
         size_t count = fast_step(step, want, NULL);
         if (count != SIZE_MAX) {
@@ -198,14 +203,15 @@ static int read_list(const ctx *c, size_t i, size_t j, span list, tfn_list_outpu
             int dtype;
             tfn__slot slot;
             if (!tfn__read_feature(step.p, step.len, &dtype, &slot))
-                return list_error(c, i, j, TFN_E_CORRUPT, "Can't parse serialized Example.");
+                return list_error(c, i, j, step_index, TFN_E_CORRUPT,
+                                  "Can't parse serialized Example.");
             if (dtype < 0)
                 return tfn__fail_at(c->err, TFN_E_CORRUPT, 0, i, "Unsupported datatype.");
             if (dtype != TFN_DTYPE_NONE && dtype != want) {
                 char what[96];
                 snprintf(what, sizeof what, "Data types don't match. Expected type: %s",
                          tfn__dtype_tf_name(want));
-                return list_error(c, i, j, TFN_E_TYPE, what);
+                return list_error(c, i, j, step_index, TFN_E_TYPE, what);
             }
             count = dtype == TFN_DTYPE_NONE ? 0 : slot.count;
             if (room && count <= cap_values - o->values)

@@ -3,6 +3,8 @@ features (every Example kind, read by the Example parser from field 1 of the sam
 bytes) and sequence features (FixedLenSequenceFeature, VarLenFeature, RaggedFeature)
 from the feature lists, read for the whole batch by one C call (tfn_sequence_lists)
 and shaped with whole-array numpy operations."""
+import re
+
 import numpy as np
 
 from .. import _ffi
@@ -122,26 +124,36 @@ def _name(names, i):
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
 
 
-def _dense_list(key, f, dt, ex_splits, st_splits, values, present, names, single):
+def _dense_problem(key, f, ex_splits, st_splits, present, names):
+    """TF's first error for a FixedLenSequence feature list, as (example, message), or
+    None: a required list missing, or a step without exactly prod(shape) values."""
     shape = tuple(_p._as_shape(f.shape))
-    if any(d is None for d in shape):
-        raise _invalid("feature_list_dense_shapes has unknown inner dimensions for %s" % key)
     stride = int(np.prod(shape, dtype=np.int64)) if shape else 1
     n = len(ex_splits) - 1
+    found = []
     if not getattr(f, "allow_missing", False) and n and not present.all():
         i = int(np.argmin(present))
-        raise _invalid("Name: %s, Feature list '%s' is required but could not be found.  "
-                       "Did you mean to include it in feature_list_dense_missing_assumed_empty "
-                       "or feature_list_dense_defaults?" % (_name(names, i), key))
+        found.append((i, 1, "Name: %s, Feature list '%s' is required but could not be found.  "
+                         "Did you mean to include it in "
+                         "feature_list_dense_missing_assumed_empty or "
+                         "feature_list_dense_defaults?" % (_name(names, i), key)))
     step_len = np.diff(st_splits)
     bad = np.nonzero(step_len != stride)[0]
     if bad.size:
         s = int(bad[0])
         i = int(np.searchsorted(ex_splits, s, side="right") - 1)
-        raise _invalid("Name: %s, Key: %s, Index: %d.  Number of values != expected.  values "
-                       "size: %d but output shape: [%s]"
-                       % (_name(names, i), key, s - int(ex_splits[i]), int(step_len[s]),
-                          ",".join(str(d) for d in shape)))
+        found.append((i, 0, "Name: %s, Key: %s, Index: %d.  Number of values != expected.  "
+                         "values size: %d but output shape: [%s]"
+                         % (_name(names, i), key, s - int(ex_splits[i]), int(step_len[s]),
+                            ",".join(str(d) for d in shape))))
+    # TF reads the lists of the whole batch (size errors) before it looks for missing
+    # ones; then the earliest example
+    return min(found, key=lambda p: (p[1], p[0])) if found else None
+
+
+def _dense_list(key, f, dt, ex_splits, st_splits, values, present, names, single):
+    shape = tuple(_p._as_shape(f.shape))
+    n = len(ex_splits) - 1
     lengths = np.diff(ex_splits)
     steps_max = int(lengths.max()) if n else 0
     total = len(st_splits) - 1
@@ -192,6 +204,23 @@ def _ragged_list(f, values, ex_splits, st_splits, single):
     return RaggedTensor(inner, as_tensor(ex_splits.astype(sdt)))
 
 
+_MISMATCH = re.compile(r"^(?:Name: (.*), )?Key: (.*?)(?:, Index: \d+)?\.  Data types don't "
+                       r"match\. Expected type: (\w+), Actual type: \w+$", re.S)
+
+
+def _as_context_error(e, names):
+    """The Example parser's type-mismatch text, as TF's sequence parser words it for a
+    context feature ("Name: <unknown>, Context feature: c.  Data types don't match.
+    Expected type: float")."""
+    msg = getattr(e, "message", None)
+    m = _MISMATCH.match(msg) if isinstance(msg, str) else None
+    if m is None:
+        return None
+    name = m.group(1) or (_name(names, 0) if names is not None else "<unknown>")
+    return _invalid("Name: %s, Context feature: %s.  Data types don't match. Expected type: "
+                    "%s" % (name, m.group(2), m.group(3)))
+
+
 def _parse(serialized, context_features, sequence_features, names, single):
     context_features = dict(context_features or {})
     sequence_features = dict(sequence_features or {})
@@ -211,10 +240,23 @@ def _parse(serialized, context_features, sequence_features, names, single):
             if type(f).__name__ == "FixedLenSequenceFeature":
                 raise ValueError("Unsupported FixedLenSequenceFeature %s for key '%s'"
                                  % (f, key))
-        context = _kinds.parse(recs, context_features, names_list, single=single)
+        try:
+            context = _kinds.parse(recs, context_features, names_list, single=single)
+        except Exception as e:  # noqa: BLE001 - reworded, then raised again
+            reworded = _as_context_error(e, names_list)
+            if reworded is not None:
+                raise reworded from None
+            raise
     lists, lengths = {}, {}
     if configs:
         read = _read_lists(recs, names_v, configs)
+        # as TF: step sizes over the batch first, then missing lists; earliest example
+        problems = [_dense_problem(key, f, r[0], r[1], r[3], names_list)
+                    for (key, kind, f, dt), r in zip(configs, read)
+                    if kind == "FixedLenSequenceFeature"]
+        problems = [p for p in problems if p is not None]
+        if problems:
+            raise _invalid(min(problems, key=lambda p: (p[1], p[0]))[2])
         for (key, kind, f, dt), (ex_splits, st_splits, values, present) in zip(configs, read):
             if kind == "FixedLenSequenceFeature":
                 lists[key], length = _dense_list(key, f, dt, ex_splits, st_splits, values,
