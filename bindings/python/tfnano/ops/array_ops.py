@@ -987,3 +987,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
             col = col.astype(_np_dtype(getattr(s, "dtype", s)))
         cols.append(wrap(col))
     return _nest.pack_sequence_as(outs[0], cols)
+
+
+# Ops with static result shapes but no batched form: recorded in a trace (so that
+# explain() names them) and run per record.
+split = traceable("split", batch=None)(split)
+gather_nd = traceable("gather_nd", batch=None)(gather_nd)
+searchsorted = traceable("searchsorted", batch=None)(searchsorted)

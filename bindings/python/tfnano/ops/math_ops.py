@@ -578,3 +578,8 @@ def xlogy(x, y, name=None):
     a, b = same_dtype("Xlogy", x, y)
     with np.errstate(all="ignore"):
         return wrap(np.where(a == 0, np.zeros((), a.dtype), a * np.log(b)).astype(a.dtype))
+
+
+# Static result shapes, no batched form: recorded in a trace, run per record.
+top_k = traceable("math.top_k", batch=None)(top_k)
+l2_normalize = traceable("math.l2_normalize", batch=None)(l2_normalize)
