@@ -197,6 +197,15 @@ class RepeatedScalarContainer:
         self._items = arr
         return arr
 
+    def __array__(self, dtype=None, copy=None):
+        """numpy sees what protobuf's (upb) container gives: float32 for FloatList,
+        int64 for Int64List, fixed-width bytes ('S') for BytesList."""
+        if self._kind == "bytes":
+            arr = np.array(list(self._items))
+        else:
+            arr = self._array().copy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
     # list protocol
     def __len__(self):
         return len(self._items)
