@@ -67,7 +67,7 @@ VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
-        python wheel sdist test-wheel run-c
+        python wheel sdist test-wheel run-c venv-scale test-scale
 
 all: lib
 
@@ -194,6 +194,7 @@ test: deps
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-torch
+	$(MAKE) --no-print-directory test-scale
 	$(MAKE) --no-print-directory test-install
 	$(MAKE) --no-print-directory test-wheel
 
@@ -266,6 +267,23 @@ venv-torch: $(VENV_TORCH)/.stamp
 
 test-torch: venv-torch python
 	$(VENV_TORCH)/bin/python -m pytest -q -p no:cacheprovider test/torch
+
+# tfnano.arrow / tfnano.dask tests: pyarrow, dask[dataframe], distributed, polars and
+# DuckDB in their own virtualenv (build/venv-scale, from PyPI; none is a tfnano
+# dependency), tfnano from the tree (test/scale/conftest.py).
+VENV_SCALE := build/venv-scale
+$(VENV_SCALE)/.stamp: test/scale/requirements.txt
+	@test/tools/ensure-deps.sh
+	rm -rf $(VENV_SCALE)
+	$(PYTHON) -m venv $(VENV_SCALE)
+	$(VENV_SCALE)/bin/python -m pip install -q --upgrade pip
+	$(VENV_SCALE)/bin/python -m pip install -q -r test/scale/requirements.txt
+	@touch $@
+
+venv-scale: $(VENV_SCALE)/.stamp
+
+test-scale: venv-scale python
+	$(VENV_SCALE)/bin/python -m pytest -q -p no:cacheprovider test/scale --ignore=test/scale/beam
 
 # The README's demo command: the Python QUEST pipeline end to end on synthetic data
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
