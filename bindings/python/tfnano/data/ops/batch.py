@@ -280,6 +280,7 @@ def _run_batches(task):
 class _ParallelBatches(ParallelStage):
     def __init__(self, upstream, make, workers, ordered, n, drop):
         super().__init__(upstream, _run_batches, make, workers, ordered, chunk=1)
+        self._inflight = workers + 1  # whole batches: memory, not latency, is the limit
         self._n, self._drop = n, drop
 
     def _gather(self):
