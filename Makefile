@@ -80,7 +80,9 @@ help:
 	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make valgrind   C tests under valgrind memcheck"
-	@echo "make install PREFIX=...   header, libraries and tfnano.pc"
+	@echo "make install PREFIX=...   header, libraries and tfnano.pc (make test-install: a pkg-config consumer)"
+	@echo "make wheel      dist/tfnano-*-cp38-abi3-manylinux*.whl (make sdist: the source tarball)"
+	@echo "make test-wheel the wheel in fresh venvs of other Pythons with no build tools, tests run on it"
 	@echo "make proto      regenerate lib/example/proto/example.pb.[ch] with nanopb_generator"
 
 lib: $(B)/libtfnano.a $(B)/$(SONAME)
@@ -239,12 +241,6 @@ wheel: $(WHEEL_VENV)/.stamp
 test-wheel: venv wheel
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
 	$(VENV_PY) -m pytest -q -rs -p no:cacheprovider test/wheel
-
-# pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
-test-python: venv python
-	$(MAKE) --no-print-directory lib MODE=test WERROR=1
-	$(VENV_PY) -m pytest -q test/python
-
 
 # pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
 test-python: venv python
