@@ -211,3 +211,35 @@ def test_interop_sequence_examples(name):
     for r in full:
         for k, v in r["feature_lists"].items():
             assert len(lists[k][r["index"]]) == v["num_steps"]
+
+
+def test_serialize_sequence_columns_matches_messages():
+    rng = np.random.default_rng(4)
+    for n in (1, 3, 7):
+        tok = rng.integers(-(2 ** 40), 2 ** 40, (n, 5))
+        scores = rng.random((n, 5, 3), dtype=np.float32)
+        ragged = [[list(rng.integers(0, 300, rng.integers(0, 4))) for _ in
+                   range(rng.integers(0, 4))] for _ in range(n)]
+        tags = [[bytes(rng.integers(0, 256, rng.integers(0, 200)).astype(np.uint8))
+                 for _ in range(rng.integers(0, 3))] for _ in range(n)]
+        ctx = {"id": np.arange(n, dtype=np.int64), "w": rng.random((n, 2), dtype=np.float32)}
+        got = tf.serialize_sequence_columns(ctx, {"tok": tok, "scores": scores,
+                                                  "ragged": ragged, "tags": tags})
+        for i in range(n):
+            s = tf.train.SequenceExample()
+            s.context.feature["id"].int64_list.value.append(int(ctx["id"][i]))
+            s.context.feature["w"].float_list.value.extend(ctx["w"][i].tolist())
+            for t in range(5):
+                s.feature_lists.feature_list["tok"].feature.add(
+                    int64_list=tf.train.Int64List(value=[int(tok[i, t])]))
+                s.feature_lists.feature_list["scores"].feature.add(
+                    float_list=tf.train.FloatList(value=scores[i, t].tolist()))
+            fl = s.feature_lists.feature_list["ragged"]
+            for step in ragged[i]:
+                fl.feature.add(int64_list=tf.train.Int64List(value=[int(v) for v in step]))
+            fl = s.feature_lists.feature_list["tags"]
+            for step in tags[i]:
+                fl.feature.add(bytes_list=tf.train.BytesList(value=[step]))
+            assert got[i] == s.SerializeToString()
+    only_lists = tf.serialize_sequence_columns(None, {"a": np.zeros((2, 0), np.int64)})
+    assert only_lists == [b"\x12\x07\x0a\x05\x0a\x01a\x12\x00"] * 2

@@ -30,6 +30,7 @@ _LAZY = {
     "Parser": ("tfnano._parsing", "Parser"),
     "parse_batch": ("tfnano._parsing", "parse_batch"),
     "serialize_columns": ("tfnano._columns", "serialize_columns"),
+    "serialize_sequence_columns": ("tfnano._sequence_columns", "serialize_sequence_columns"),
     "pad": ("tfnano.ops.array_ops", "pad_either"),  # tf.pad(t, paddings) or the fast pad
     "bucket_plan": ("tfnano._pad", "bucket_plan"),
     "sparse": ("tfnano.sparse", None),
