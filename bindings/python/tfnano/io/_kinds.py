@@ -604,6 +604,6 @@ class KindsNotDense(_trace_error(), ValueError):
 
     def __init__(self, features):
         keys = sorted(k for k, f in features.items() if type(f).__name__ in _KIND_NAMES)
-        super().__init__("features %s are VarLen / Sparse / Ragged: parse them with "
-                         "tf.io.parse_example or parse_single_example (tfnano.Parser and "
-                         "the batched pipeline path take FixedLen kinds only)" % keys)
+        super().__init__("features %s are VarLen / Sparse / Ragged, which tfnano.Parser "
+                         "and the batched pipeline path do not take (tf.io.parse_example "
+                         "and parse_single_example do)" % keys)
