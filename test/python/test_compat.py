@@ -162,3 +162,14 @@ def test_mutating_a_traced_result_keeps_the_graph_right(tmp_path):
     got = [b["ids"] for b in tf.data.TFRecordDataset(path).map(decode).batch(2)]
     assert [g.dtype for g in got] == [np.int32, np.int32]
     assert [g.tolist() for g in got] == [[[0, 1], [1, 2]], [[2, 3]]]
+
+
+def test_mutating_a_traced_input_keeps_the_graph_right():
+    # Hugging Face style: features.pop("label") inside a map function
+    ds = tf.data.Dataset.from_tensor_slices({"x": [1, 2, 3], "label": [0, 1, 0]})
+
+    def split_label(features):
+        label = features.pop("label")
+        return features, label
+    got = [(f["x"].tolist(), lab.tolist()) for f, lab in ds.map(split_label).batch(2)]
+    assert got == [([1, 2], [0, 1]), ([3], [0])]

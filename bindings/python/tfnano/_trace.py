@@ -375,9 +375,9 @@ def trace(fn, input_specs, call_args=True):
     _STATE.graph = graph
     try:
         if call_args and isinstance(graph.inputs, tuple) and not hasattr(graph.inputs, "_fields"):
-            out = fn(*graph.inputs)
+            out = fn(*_map(lambda s: s, graph.inputs))  # a copy: fn may mutate it
         else:
-            out = fn(graph.inputs)
+            out = fn(_map(lambda s: s, graph.inputs))  # (`features.pop("label")`)
     except TraceError:
         raise
     except Exception as e:  # an op or the user's code refused a Symbol
