@@ -67,7 +67,8 @@ VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
-        python wheel sdist test-wheel run-c venv-scale test-scale
+        python wheel sdist test-wheel run-c venv-scale test-scale \
+        venv-beam test-beam
 
 all: lib
 
@@ -197,6 +198,7 @@ test: deps
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-torch
 	$(MAKE) --no-print-directory test-scale
+	$(MAKE) --no-print-directory test-beam
 	$(MAKE) --no-print-directory test-install
 	$(MAKE) --no-print-directory test-wheel
 
@@ -281,6 +283,21 @@ venv-scale: $(VENV_SCALE)/.stamp
 test-scale: venv-scale python
 	$(VENV_SCALE)/bin/python -m pytest -q -p no:cacheprovider test/scale --ignore=test/scale/beam
 
+# tfnano.beam's tests: Apache Beam (DirectRunner, multi-process) in build/venv-beam.
+VENV_BEAM := build/venv-beam
+$(VENV_BEAM)/.stamp: test/scale/beam/requirements.txt
+	@test/tools/ensure-deps.sh
+	rm -rf $(VENV_BEAM)
+	$(PYTHON) -m venv $(VENV_BEAM)
+	$(VENV_BEAM)/bin/python -m pip install -q --upgrade pip
+	$(VENV_BEAM)/bin/python -m pip install -q -r test/scale/beam/requirements.txt
+	@touch $@
+
+venv-beam: $(VENV_BEAM)/.stamp
+
+test-beam: venv-beam python
+	$(VENV_BEAM)/bin/python -m pytest -q -p no:cacheprovider test/scale/beam
+
 # The README's demo command: the Python QUEST pipeline end to end on synthetic data
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
 run: deps python
@@ -294,6 +311,7 @@ run-c: deps
 
 conformance: deps
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
+	$(MAKE) --no-print-directory venv-scale venv-beam  # test_scale_tf.py's adapter side
 	test/conformance/run.sh
 
 bench: deps
