@@ -14,6 +14,7 @@ lib = _ffi.lib
 
 _COMPRESSION = {"": lib.TFN_COMPRESSION_NONE, "ZLIB": lib.TFN_COMPRESSION_ZLIB,
                 "GZIP": lib.TFN_COMPRESSION_GZIP, "AUTO": lib.TFN_COMPRESSION_AUTO}
+POOLED_MIN = 1 << 20  # read_batch(pooled=True): smallest block taken from the pool
 _DATA_LOSS = (lib.TFN_E_DATA_LOSS, lib.TFN_E_DATA_LOSS_LENGTH, lib.TFN_E_TRUNCATED,
               lib.TFN_E_CORRUPT)
 
@@ -316,8 +317,14 @@ class Reader:
             return None
         self._fail(rc)
 
-    def read_batch(self, n):
-        """Up to n records as (bytes, int64 offsets), or None at the end."""
+    def read_batch(self, n, pooled=False):
+        """Up to n records as (bytes, int64 offsets), or None at the end.
+
+        pooled: when the records add up to at least POOLED_MIN / 4 bytes, the bytes
+        are a uint8 array carved from a recycled block (_outbuf's pool, at least
+        POOLED_MIN bytes so that successive reads share one size class) instead of a
+        fresh zero-filled bytearray: for big records the zeroing and the page faults
+        of fresh memory cost more than the copy itself."""
         if self._cap < n:
             self._views = np.empty((n, 2), dtype=np.uint64)
             self._vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self._views))
@@ -331,7 +338,11 @@ class Reader:
             self._fail(rc)
         got = self._n[0]
         total = int(self._views[:got, 1].sum())
-        buf = bytearray(total)
+        if pooled and total >= POOLED_MIN // 4:
+            from ._outbuf import POOL
+            buf = POOL.take(max(total, POOLED_MIN))[:total]
+        else:
+            buf = bytearray(total)
         offsets = np.empty(got + 1, dtype=np.uint64)
         needed = ffi.new("size_t *")
         rc = lib.tfn_bytes_copy_out(self._vptr, got,

@@ -328,8 +328,8 @@ class _OwnedReader:
     def next_record(self):
         return self._r.next_record()
 
-    def read_batch(self, n):
-        return self._r.read_batch(n)
+    def read_batch(self, n, pooled=False):
+        return self._r.read_batch(n, pooled)
 
     def close(self):
         self._r.close()

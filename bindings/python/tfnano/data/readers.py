@@ -122,7 +122,7 @@ class _Chunks:
                 self.reader = self.opener(self.source)
                 self.stats = getattr(self.opener, "stats", None)
             while count < CHUNK and nbytes < READ_BYTES:
-                got = self.reader.read_batch(CHUNK - count)
+                got = self.reader.read_batch(CHUNK - count, pooled=True)
                 if got is None:
                     self.close()
                     break
