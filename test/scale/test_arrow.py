@@ -227,11 +227,13 @@ def test_from_arrow_nested_fixed_lists_and_list_of_fixed_rows():
 def test_from_arrow_dictionary_and_timestamps():
     d = pa.array(["a", "b", "a"]).dictionary_encode()
     ts = pa.array([0, 10**9, -5], pa.timestamp("ns"))
-    got = ta.from_arrow(pa.record_batch({"d": d, "t": ts}))
+    day = pa.array([0, 19000, -1], pa.date32())
+    got = ta.from_arrow(pa.record_batch({"d": d, "t": ts, "day": day}))
     assert [decoded(r) for r in got] == [
-        {"d": ("bytes_list", [b"a"]), "t": ("int64_list", [0])},
-        {"d": ("bytes_list", [b"b"]), "t": ("int64_list", [10**9])},
-        {"d": ("bytes_list", [b"a"]), "t": ("int64_list", [-5])}]
+        {"d": ("bytes_list", [b"a"]), "day": ("int64_list", [0]), "t": ("int64_list", [0])},
+        {"d": ("bytes_list", [b"b"]), "day": ("int64_list", [19000]),
+         "t": ("int64_list", [10**9])},
+        {"d": ("bytes_list", [b"a"]), "day": ("int64_list", [-1]), "t": ("int64_list", [-5])}]
 
 
 def test_nulls_become_absent_features():

@@ -56,9 +56,9 @@ def _leaf(pa, arr, key):
         else:
             a = a.astype(np.float32, copy=False)
             code, ctype = lib.TFN_FLOAT32, "float[]"
-    elif pa.types.is_temporal(t):
-        return _leaf(pa, arr.view(pa.int64()) if t.bit_width == 64 else
-                     arr.cast(pa.int64()), key)
+    elif pa.types.is_temporal(t) and t.bit_width in (32, 64):
+        # the integer behind the value (epoch units), as TF users store times
+        return _leaf(pa, arr.view(pa.int64() if t.bit_width == 64 else pa.int32()), key)
     else:
         raise TypeError("column %r: Arrow type %s has no tf.train.Example mapping "
                         "(integers, floats, bool, binary, string and (fixed-size) lists "
