@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from . import _ffi
+from . import _ffi, _malloc
 from . import dtypes as _dt
 from ._outbuf import Carver
 from ._tensor import Tensor, as_tensor
@@ -488,6 +488,9 @@ def _parse_err(rc, err):
                    record_label="example")
 
 
+_BIG_STRINGS = 1 << 20  # string outputs of a batch worth tuning malloc for
+
+
 def _bytes_objects(views_arr, count):
     """tfn_bytes views (a uint64 (count, 2) array) -> numpy object array of bytes."""
     out = np.empty(count, dtype=object)
@@ -503,6 +506,8 @@ def _bytes_objects(views_arr, count):
     if count <= 32 or total >= count * 4096:
         # a few strings, or big ones (images): one slice each, a single copy, beats
         # the copy-out call (which copies twice more to make the bytes objects)
+        if total >= _BIG_STRINGS and _malloc._state is None:
+            _malloc.tune()  # freed batches of them stay mapped for the next (see _malloc)
         buffer, cast = ffi.buffer, ffi.cast
         out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
                   for p, ln in views_arr.tolist()]
