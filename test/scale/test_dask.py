@@ -113,3 +113,26 @@ def test_shard_names():
     assert tdask.shard_paths("o/{shard:03d}.rec", 2) == ["o/000.rec", "o/001.rec"]
     with pytest.raises(ValueError, match="exactly one"):
         tdask.shard_paths("o/t.tfrec", 2)
+
+
+def _die_once(df, marker):
+    """Kills its worker process the first time it runs on the marked partition."""
+    if len(df) and df["id"].iloc[0] == 25 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return df
+
+
+def test_a_killed_worker_is_retried_without_duplicate_or_partial_shards(client, tmp_path):
+    df = frame(100, seed=8)
+    ddf = dd.from_pandas(df, npartitions=4)
+    killed = ddf.map_partitions(_die_once, str(tmp_path / "died"), meta=ddf._meta)
+    out = tmp_path / "out"
+    paths = tdask.to_tfrecord(killed, str(out / "train-*.tfrec"))
+    assert (tmp_path / "died").exists()  # a worker really died during the job
+    assert sorted(os.listdir(out)) == sorted(
+        ["train-%05d-of-00004.tfrec" % i for i in range(4)] + ["train-manifest.json"])
+    recs = [bytes(r.numpy()) for r in tf.data.TFRecordDataset(paths)]
+    assert recs == ta.from_arrow(pa.Table.from_pandas(df, preserve_index=False))
+    manifest = json.loads((out / "train-manifest.json").read_text())
+    assert [s["records"] for s in manifest["shards"]] == [25, 25, 25, 25]
