@@ -11,7 +11,6 @@ there in a subprocess, and the files and an .npz of the values cross over.
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
