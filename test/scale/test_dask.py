@@ -136,3 +136,17 @@ def test_a_killed_worker_is_retried_without_duplicate_or_partial_shards(client, 
     assert recs == ta.from_arrow(pa.Table.from_pandas(df, preserve_index=False))
     manifest = json.loads((out / "train-manifest.json").read_text())
     assert [s["records"] for s in manifest["shards"]] == [25, 25, 25, 25]
+
+
+def test_records_per_shard_cuts_partitions(client, tmp_path):
+    df = frame(50, seed=10)
+    ddf = dd.from_pandas(df, npartitions=2)  # 25 + 25 rows
+    paths = tdask.to_tfrecord(ddf, str(tmp_path / "s-*.tfrec"), records_per_shard=10)
+    assert [os.path.basename(p) for p in paths] == ["s-%05d-of-00006.tfrec" % i
+                                                    for i in range(6)]
+    counts = [sum(1 for _ in tf.data.TFRecordDataset(p)) for p in paths]
+    assert counts == [10, 10, 5, 10, 10, 5]
+    manifest = json.loads((tmp_path / "s-manifest.json").read_text())
+    assert [s["records"] for s in manifest["shards"]] == counts
+    recs = [bytes(r.numpy()) for r in tf.data.TFRecordDataset(paths)]
+    assert recs == ta.from_arrow(pa.Table.from_pandas(df, preserve_index=False))

@@ -3,8 +3,8 @@
     read_tfrecord(urlpath_or_glob, features=None, compression=None) -> dask DataFrame
         one partition per shard, parsed by tfnano's C batch parser into Arrow-backed
         pandas columns (pd.ArrowDtype: lists stay lists, bytes stay bytes);
-    to_tfrecord(ddf, "out/train-*.tfrec", compression=None) -> shard paths
-        one shard per partition, encoded by tfnano's C columnar encoder, named as
+    to_tfrecord(ddf, "out/train-*.tfrec", compression=None, records_per_shard=None)
+        -> shard paths; one shard per partition (or per records_per_shard rows), encoded by tfnano's C columnar encoder, named as
         TensorFlow / Beam name shards (train-00000-of-00016.tfrec), each written under
         a temporary name and renamed when complete, plus a manifest of record counts.
 
@@ -121,6 +121,15 @@ def write_partition(df, path, compression=None):
     return {"path": os.path.basename(path), "records": records, "bytes": nbytes}
 
 
+def write_partition_chunks(df, paths, records_per_shard, compression=None):
+    """Writes a partition as consecutive shards of records_per_shard rows (the last
+    may be shorter), one per path; returns their manifest entries."""
+    import pyarrow as pa
+    table = df if isinstance(df, pa.Table) else pa.Table.from_pandas(df, preserve_index=False)
+    return [write_partition(table.slice(k * records_per_shard, records_per_shard), path,
+                            compression) for k, path in enumerate(paths)]
+
+
 def _finish(results, pattern, paths, compression):
     """Writes the manifest and removes temporary files left by killed attempts."""
     gfile = _fs()
@@ -145,7 +154,7 @@ def _finish(results, pattern, paths, compression):
     return paths
 
 
-def to_tfrecord(ddf, pattern, compression=None, compute=True):
+def to_tfrecord(ddf, pattern, compression=None, compute=True, records_per_shard=None):
     """Writes a dask DataFrame as TFRecord shards of tf.train.Examples, one per
     partition, in parallel; returns the shard paths (or, with compute=False, a
     dask Delayed that writes them).
@@ -154,11 +163,29 @@ def to_tfrecord(ddf, pattern, compression=None, compute=True):
     Columns map as tfnano.arrow.from_arrow: integers / bool -> int64, floats ->
     float32, bytes / str -> bytes, list columns -> lists; a null leaves the feature
     out of that Example. Next to the shards, "<prefix>manifest.json" (e.g.
-    out/train-manifest.json) lists every shard with its record count."""
-    from dask import delayed
-    paths = shard_paths(pattern, ddf.npartitions)
+    out/train-manifest.json) lists every shard with its record count.
+    records_per_shard: cut each partition into shards of that many records instead
+    (the last of a partition may be shorter); partition lengths are computed first,
+    so persist the frame when computing it twice is costly."""
+    from dask import compute as dask_compute, delayed
     parts = ddf.to_delayed()
-    writes = [delayed(write_partition, pure=False)(part, path, compression)
-              for part, path in zip(parts, paths)]
+    if records_per_shard is None:
+        paths = shard_paths(pattern, ddf.npartitions)
+        writes = [delayed(write_partition, pure=False)(part, path, compression)
+                  for part, path in zip(parts, paths)]
+    else:
+        rps = int(records_per_shard)
+        if rps < 1:
+            raise ValueError("records_per_shard must be >= 1, got %r" % (records_per_shard,))
+        lengths = dask_compute(*[delayed(len)(p) for p in parts])
+        counts = [max(1, -(-n // rps)) if n else 0 for n in lengths]
+        paths = shard_paths(pattern, sum(counts))
+        writes, at = [], 0
+        for part, c in zip(parts, counts):
+            if c:
+                writes.append(delayed(write_partition_chunks, pure=False)(
+                    part, paths[at:at + c], rps, compression))
+            at += c
+        writes = delayed(lambda groups: [r for g in groups for r in g])(writes)
     done = delayed(_finish, pure=False)(writes, os.fspath(pattern), paths, compression)
     return done.compute() if compute else done
