@@ -339,3 +339,48 @@ def test_polars_and_duckdb_read_shards(tmp_path):
     shards = ta.TFRecordReader(p, FEATURES)  # noqa: F841 (DuckDB finds it by name)
     got = duckdb.sql("select id, len(tokens) as n from shards order by id").fetchall()
     assert got == sorted((r["id"][1][0], len(r["tokens"][1])) for r in rows)
+
+
+def sequence_example(context, lists):
+    """A reference serialized SequenceExample (tfnano.train)."""
+    f = tf.train
+    ctx = {k: f.Feature(int64_list=f.Int64List(value=v)) for k, v in context.items()}
+    fl = {}
+    for key, (kind, steps) in lists.items():
+        feats = []
+        for step in steps:
+            if kind == "int":
+                feats.append(f.Feature(int64_list=f.Int64List(value=step)))
+            elif kind == "float":
+                feats.append(f.Feature(float_list=f.FloatList(value=step)))
+            else:
+                feats.append(f.Feature(bytes_list=f.BytesList(value=step)))
+        fl[key] = f.FeatureList(feature=feats)
+    return f.SequenceExample(context=f.Features(feature=ctx),
+                             feature_lists=f.FeatureLists(feature_list=fl)
+                             ).SerializeToString()
+
+
+def test_sequence_examples_become_nested_lists():
+    recs = [sequence_example({"id": [1]}, {"tok": ("int", [[1, 2], [], [3]]),
+                                           "xy": ("float", [[1.0, 2.0], [3.0, 4.0]]),
+                                           "w": ("bytes", [[b"a"], [b"b"]])}),
+            sequence_example({"id": [2]}, {"tok": ("int", [[4]]),
+                                           "w": ("bytes", [[b"c"]])})]
+    b = ta.to_arrow(recs, {"id": tf.io.FixedLenFeature([], tf.int64)},
+                    sequence_features={
+                        "tok": tf.io.VarLenFeature(tf.int64),
+                        "xy": tf.io.FixedLenSequenceFeature([2], tf.float32),
+                        "w": tf.io.FixedLenSequenceFeature([], tf.string)})
+    assert b.schema.field("tok").type == pa.list_(pa.list_(pa.int64()))
+    assert b.schema.field("xy").type == pa.list_(pa.list_(pa.float32(), 2))
+    assert b.schema.field("w").type == pa.list_(pa.binary())
+    assert b.to_pydict() == {"id": [1, 2], "tok": [[[1, 2], [], [3]], [[4]]],
+                             "xy": [[[1.0, 2.0], [3.0, 4.0]], None],
+                             "w": [[b"a", b"b"], [b"c"]]}
+    ref = tf.io.parse_sequence_example(
+        recs, sequence_features={"tok": tf.io.RaggedFeature(tf.int64)})[1]["tok"]
+    assert ref.to_list() == b.to_pydict()["tok"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key: xy, Index: 0"):
+        ta.to_arrow(recs, sequence_features={
+            "xy": tf.io.FixedLenSequenceFeature([3], tf.float32)})

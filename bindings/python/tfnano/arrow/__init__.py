@@ -1,6 +1,7 @@
 """tfnano.arrow: tf.train.Examples <-> Apache Arrow (pip install 'tfnano[arrow]').
 
     to_arrow(records, features=None) -> pyarrow.RecordBatch   (C batch parser)
+    to_arrow(records, context, sequence_features=...)         (SequenceExamples)
     from_arrow(batch_or_table)       -> serialized Examples   (C columnar encoder)
     infer_features(records)          -> {key: feature config}  (the inferred schema)
     TFRecordReader(files, features)  -> Arrow stream (__arrow_c_stream__) of shards

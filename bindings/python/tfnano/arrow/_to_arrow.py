@@ -275,8 +275,9 @@ def infer_columns(recs, sample):
     return F.infer(recs.views, recs.n, sample)
 
 
-def to_arrow(records, features=None, *, large_lists=False, sample=1000, schema=None):
-    """Serialized tf.train.Examples -> ``pyarrow.RecordBatch``.
+def to_arrow(records, features=None, *, sequence_features=None, large_lists=False,
+             sample=1000, schema=None):
+    """Serialized tf.train.Examples (or SequenceExamples) -> ``pyarrow.RecordBatch``.
 
     records: a list / numpy array of bytes, a tfnano RecordBatch (TFRecordDataset(...)
     .batch(n)), or a pyarrow binary Array / ChunkedArray.
@@ -288,10 +289,17 @@ def to_arrow(records, features=None, *, large_lists=False, sample=1000, schema=N
     tf.io.parse_example does.
     Without features the schema is inferred from the first `sample` records
     (``infer_features`` returns it; every field also carries it in its metadata).
+    sequence_features: the records are tf.train.SequenceExamples; `features` then
+    describes their context (None: no context column) and sequence_features
+    ({key: FixedLenSequenceFeature / VarLenFeature / RaggedFeature}) their feature
+    lists: list<T> (one value a step), list<fixed_size_list<T, k>> or
+    list<list<T>> columns, null where an example lacks the list.
     """
     pa = _pa()
     recs = records_of(records)
     n = recs.n
+    if sequence_features is not None:
+        return _sequence_batch(pa, recs, features, sequence_features, large_lists)
     inferred = features is None
     if inferred:
         cols = infer_columns(recs, sample)
@@ -301,6 +309,23 @@ def to_arrow(records, features=None, *, large_lists=False, sample=1000, schema=N
         cols = F.normalize(features)
     parsed = parse_var_len(recs, cols)
     return columns_to_batch(pa, cols, parsed, n, schema, large_lists, inferred)
+
+
+def _sequence_batch(pa, recs, features, sequence_features, large_lists):
+    from . import _sequence as S
+    names, arrays = [], []
+    if features:
+        cols = F.normalize(features)
+        ctx = columns_to_batch(pa, cols, parse_var_len(recs, cols), recs.n, None,
+                               large_lists)
+        names += ctx.schema.names
+        arrays += ctx.columns
+    seq = S.normalize(sequence_features)
+    if not seq:
+        raise ValueError("sequence_features must name at least one feature list")
+    arrays += S.to_columns(pa, seq, S.read_lists(recs, seq))
+    names += [c.key for c in seq]
+    return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
 def _no_columns(pa, n):
