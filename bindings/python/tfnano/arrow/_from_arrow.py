@@ -38,7 +38,10 @@ def _leaf(pa, arr, key):
         offs = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32)
         offs = offs[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
         data = bufs[2]
-        ptr = ffi.from_buffer(data) if data is not None and data.size else ffi.NULL
+        # strings that are all empty have no data buffer: the C side still wants a
+        # pointer when there are strings
+        ptr = ffi.from_buffer(data) if data is not None and data.size else \
+            ffi.new("char[]", 1)
         return lib.TFN_BYTES, ptr, offs, (data, ptr, offs)
     if pa.types.is_boolean(t) or pa.types.is_integer(t):
         a = arr.to_numpy(zero_copy_only=False)
