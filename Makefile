@@ -266,9 +266,9 @@ venv-torch: $(VENV_TORCH)/.stamp
 test-torch: venv-torch python
 	$(VENV_TORCH)/bin/python -m pytest -q -p no:cacheprovider test/torch
 
-# tfnano.arrow / tfnano.dask tests: pyarrow, dask[dataframe], distributed, polars and
-# DuckDB in their own virtualenv (build/venv-scale, from PyPI; none is a tfnano
-# dependency), tfnano from the tree (test/scale/conftest.py).
+# tfnano.arrow / tfnano.dask tests and the Ray recipe: pyarrow, dask[dataframe],
+# distributed, polars, DuckDB and ray[data] in their own virtualenv (build/venv-scale,
+# from PyPI; none is a tfnano dependency), tfnano from the tree (test/scale/conftest.py).
 VENV_SCALE := build/venv-scale
 $(VENV_SCALE)/.stamp: test/scale/requirements.txt
 	@test/tools/ensure-deps.sh
