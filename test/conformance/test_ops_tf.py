@@ -490,3 +490,31 @@ def test_more_array_and_math_ops(x, data):
     same(lambda: tf.ensure_shape(tx, [None] * x.ndim), lambda: tn.ensure_shape(nx, [None] * x.ndim))
     same(lambda: tf.linspace(0.0, float(shift), reps + 1), lambda: tn.linspace(0.0, float(shift),
                                                                                 reps + 1), rtol=1e-6)
+
+
+csv_fields = st.one_of(st.integers(-99, 99).map(str), st.floats(-9, 9, width=32).map(repr),
+                       st.sampled_from(["", "x", "1.5", '"a,b"', '"q""q"', " 7", "NA"]))
+
+
+@SETTINGS
+@given(rows=st.lists(st.lists(csv_fields, min_size=1, max_size=3), min_size=1, max_size=3),
+       kinds=st.lists(st.sampled_from(["int32", "int64", "float32", "float64", "string",
+                                       "required"]), min_size=1, max_size=3),
+       na=st.sampled_from(["", "NA"]))
+def test_decode_csv(rows, kinds, na):
+    lines = [",".join(r) for r in rows]
+    defaults_for = {"int32": [0], "int64": [tf.constant(0, tf.int64)], "float32": [0.0],
+                    "float64": [tf.constant(0.0, tf.float64)], "string": ["?"]}
+
+    def defaults(m):
+        out = []
+        for k in kinds:
+            if k == "required":
+                out.append(m.constant([], m.int32))
+            elif k in ("int64", "float64"):
+                out.append(m.constant([0], getattr(m, k)))
+            else:
+                out.append(defaults_for[k])
+        return out
+    same(lambda: tf.io.decode_csv(lines, defaults(tf), na_value=na),
+         lambda: tn.io.decode_csv(lines, defaults(tn), na_value=na), message=True)

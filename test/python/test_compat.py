@@ -173,3 +173,18 @@ def test_mutating_a_traced_input_keeps_the_graph_right():
         return features, label
     got = [(f["x"].tolist(), lab.tolist()) for f, lab in ds.map(split_label).batch(2)]
     assert got == [([1, 2], [0, 1]), ([3], [0])]
+
+
+def test_decode_csv_eager_and_in_a_vectorized_map():
+    cols = tf.io.decode_csv(['1,2.5,a', '3,,"b,c"'], [[0], [0.0], [""]])
+    assert [c.dtype for c in cols] == [np.int32, np.float32, object]
+    assert [c.tolist() for c in cols] == [[1, 3], [2.5, 0.0], [b"a", b"b,c"]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expect 3 fields but have 2"):
+        tf.io.decode_csv("1,2", [[0], [0], [0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Field 1 is required but missing"):
+        tf.io.decode_csv("1,", [[0], tf.constant([], tf.int32)])
+    lines = tf.data.Dataset.from_tensor_slices(["%d,%d.5" % (i, i) for i in range(5)])
+    ds = lines.map(lambda l: tuple(tf.io.decode_csv(l, [[0], [0.0]]))).batch(5)
+    assert "vectorized" in ds.plan_text()
+    a, b = next(iter(ds))
+    assert a.tolist() == [0, 1, 2, 3, 4] and b.tolist() == [0.5, 1.5, 2.5, 3.5, 4.5]

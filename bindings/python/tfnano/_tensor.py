@@ -207,7 +207,7 @@ def constant(value, dtype=None, shape=None, name=None):
             arr = _to_bytes_array(np.asarray(value, dtype=object))
         else:
             src = np.asarray(value)
-            if src.dtype.kind == "f" and dt.is_integer:
+            if src.dtype.kind == "f" and dt.is_integer and src.size:  # [] is fine
                 raise TypeError("Cannot convert %r to EagerTensor of dtype %s"
                                 % (value, dt.name))
             arr = np.asarray(value, dtype=dt.as_numpy_dtype)

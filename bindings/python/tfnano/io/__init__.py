@@ -5,6 +5,7 @@ from .._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                        TFRecordWriter, tf_record_iterator)
 from .gfile import gfile  # noqa: F401
 from ..ops.io_ops import matching_files, read_file, write_file  # noqa: F401
+from ..ops.csv_ops import decode_csv  # noqa: F401
 from ._kinds import RaggedFeature, SparseFeature  # noqa: F401
 from ._raw import decode_raw, parse_tensor, serialize_tensor  # noqa: F401
 from ._sequence import parse_sequence_example, parse_single_sequence_example  # noqa: F401
