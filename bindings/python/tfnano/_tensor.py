@@ -258,4 +258,6 @@ def cast(x, dtype, name=None):
                                  % (_dt.as_dtype(arr.dtype).name, dt.name))
     if dt.is_bool:
         return as_tensor(np.asarray(arr != 0))
-    return as_tensor(np.asarray(arr).astype(dt.as_numpy_dtype))
+    # No copy when the dtype already matches: tensors are immutable in TensorFlow, and
+    # an image pipeline's float32 -> float32 cast would otherwise copy every batch.
+    return as_tensor(np.asarray(arr).astype(dt.as_numpy_dtype, copy=False))

@@ -13,6 +13,20 @@ from ._verify import (DamagedRange, DamagedRecordsWarning, VerifyReport,  # noqa
                       verify_records)
 from ._shards import write_shards  # noqa: F401
 
+# tf.io's image codecs are tf.image's functions; loaded on first use, so that
+# `tfnano.io` does not load the image module (and libjpeg/libpng setup) until asked.
+_IMAGE_CODECS = ("decode_and_crop_jpeg", "decode_bmp", "decode_image", "decode_jpeg",
+                 "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg")
+
+
+def __getattr__(name):
+    if name in _IMAGE_CODECS:
+        from .. import image
+        value = getattr(image, name)
+        globals()[name] = value
+        return value
+    raise AttributeError("module 'tfnano.io' has no attribute %r" % name)
+
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
            "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
@@ -20,4 +34,4 @@ __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse
            "decode_raw", "serialize_tensor", "parse_tensor", "parse_sequence_example",
            "parse_single_sequence_example",
            "verify_records", "VerifyReport", "DamagedRange", "DamagedRecordsWarning",
-           "write_shards"]
+           "write_shards"] + list(_IMAGE_CODECS)
