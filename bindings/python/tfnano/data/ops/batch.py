@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import errors
 from ..._tensor import as_tensor
-from .. import plan, structure
+from .. import composite, plan, structure
 from .map import MapNode, ParallelStage
 
 
@@ -31,6 +31,9 @@ def stack_column(col, c=0):
     """Per-element values of component c -> one Tensor, record axis first."""
     if len(col) == 1 and (hasattr(col[0], "_tfn_joined") or hasattr(col[0], "_tfn_views")):
         return col[0]
+    batched = composite.batch_column(col, c)
+    if batched is not None:  # SparseTensor / RaggedTensor components
+        return batched
     arrs = [np.asarray(x) for x in col]
     shape = arrs[0].shape
     for i, a in enumerate(arrs):

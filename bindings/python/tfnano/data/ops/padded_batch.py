@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import errors
 from ..._tensor import Tensor, as_tensor
-from .. import plan, structure
+from .. import composite, plan, structure
 from .batch import BatchStage, batch_cardinality, elements, lengths_of, run_with_lengths
 from .map import MapNode
 
@@ -54,6 +54,7 @@ def _pad_value(pv, dtype):
 def pad_stack(chunk, padded_shapes, padding_values):
     first = chunk[0]
     leaves = [structure.flatten(el) for el in chunk]
+    composite.refuse_padded(leaves[0])
     shapes = _spread(first, padded_shapes)
     values = _spread(first, padding_values)
     out = []
