@@ -3,6 +3,7 @@ TensorFlow itself (when importable: PyPI tensorflow-cpu, test-only) and as the
 protobuf `example_pb2` + numpy way of TensorFlow-free loaders.
 
     python test/bench/bench_python.py [--n 4096] [--repeat 3] [--docs]
+    python test/bench/bench_python.py --percall   # W1 per-record tf.train.Example only
 
 Best of `--repeat` runs per case; ratios are what to read on a shared machine.
 `--docs` also writes docs/python-bench.md (table) and docs/python-bench.svg (plot).
@@ -171,27 +172,7 @@ def main(argv=None):
     # ---- W1 serialize
     add("W1 write", "tfnano serialize_columns from numpy",
         best(lambda: tf.serialize_columns(cols), args.repeat), n)
-    few = 512
-
-    def tfn_messages():
-        for i in range(few):
-            tf.train.Example(features=tf.train.Features(feature={
-                k: (tf.train.Feature(float_list=tf.train.FloatList(value=v[i]))
-                    if k == "labels" else
-                    tf.train.Feature(int64_list=tf.train.Int64List(value=v[i])))
-                for k, v in cols.items()})).SerializeToString()
-    add("W1 write", "tfnano tf.train.Example per record, numpy values (512)",
-        best(tfn_messages, args.repeat), few)
-    if tfr is not None:
-        def tf_messages():
-            for i in range(few):
-                tfr.train.Example(features=tfr.train.Features(feature={
-                    k: (tfr.train.Feature(float_list=tfr.train.FloatList(value=v[i]))
-                        if k == "labels" else
-                        tfr.train.Feature(int64_list=tfr.train.Int64List(value=v[i])))
-                    for k, v in cols.items()})).SerializeToString()
-        add("W1 write", "TensorFlow tf.train.Example per record, numpy values (512)",
-            best(tf_messages, args.repeat), few)
+    w1_per_record(add, cols, args.repeat, tfr, protobuf_classes())
 
     # ---- pipeline: read -> parse -> batch
     tmp = tempfile.mkdtemp(prefix="tfnano-bench-")
@@ -348,6 +329,65 @@ def run_w4(quick=False):
     return rows
 
 
+def protobuf_classes():
+    """protobuf's own Example classes (upb), built from a descriptor in a private pool
+    (test/python/test_api_support.py): what protoc's example_pb2 gives, and loadable
+    beside TensorFlow's (a protoc module of the same package would clash with it)."""
+    sys.path.insert(0, str(ROOT / "test" / "python"))
+    try:
+        from test_api_support import example_pb2 as _mk
+        return _mk()
+    except ImportError:
+        return None
+
+
+def w1_per_record(add, cols, repeat, tfr=None, example_pb2=None, few=512):
+    """W1 one record at a time, the code users write verbatim (numpy rows straight
+    into the message classes), with tfnano's, protobuf's (example_pb2: all six
+    classes) and TensorFlow's classes."""
+    def messages(m):
+        def run():
+            for i in range(few):
+                m.Example(features=m.Features(feature={
+                    k: (m.Feature(float_list=m.FloatList(value=v[i]))
+                        if k == "labels" else
+                        m.Feature(int64_list=m.Int64List(value=v[i])))
+                    for k, v in cols.items()})).SerializeToString()
+        return run
+    cases = [("tfnano tf.train.Example", tfnano.train),
+             ("protobuf example_pb2.Example", example_pb2),
+             ("TensorFlow tf.train.Example", tfr.train if tfr is not None else None)]
+    cases = [(name, messages(m)) for name, m in cases if m is not None]
+    fastest = {}
+    for _ in range(2):  # interleaved rounds: load on the machine hits every case alike
+        for name, run in cases:
+            secs = best(run, repeat)
+            fastest[name] = min(secs, fastest.get(name, secs))
+    for name, _ in cases:
+        add("W1 write", "%s per record, numpy values (%d)" % (name, few), fastest[name], few)
+
+
+def percall():
+    """`--percall`: only the per-record serialize cases, with their ratios."""
+    rows = []
+
+    def add(work, case, secs, items):
+        rows.append((work, case, secs, items))
+        print("  %-64s %8.1f us/record" % (case, secs / items * 1e6), flush=True)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        import tensorflow as tfr
+    except ImportError:
+        tfr = None
+    w1_per_record(add, w1_columns(512), 5, tfr, protobuf_classes())
+    t = _get(rows, "tfnano tf.train.Example")
+    for slow in ("protobuf example_pb2.Example", "TensorFlow tf.train.Example"):
+        r = _get(rows, slow)
+        if r is not None:
+            print("  tfnano is %.1fx %s" % (r / t, slow))
+    return rows
+
+
 def _get(rows, case_start):
     for r in rows:
         if r[1].startswith(case_start):
@@ -369,6 +409,10 @@ def ratios(rows):
             pb = _get(rows, "protobuf example_pb2")
             if pb is not None:
                 sp += ", %.0fx vs example_pb2+numpy" % (pb / per)
+        if work == "W1 write" and case.startswith("tfnano tf.train.Example"):
+            pb = _get(rows, "protobuf example_pb2.Example")
+            if pb is not None:
+                sp += ", %.1fx vs example_pb2" % (pb / per)
         if work == "W1 write" and case.startswith("tfnano serialize_columns"):
             ref2 = _get(rows, "TensorFlow tf.train")
             sp = "" if ref2 is None else "%.0fx vs TF's tf.train.Example" % (ref2 / per)
@@ -391,6 +435,8 @@ def summary(rows):
         ("W1 serialize columns vs TF tf.train.Example", "TensorFlow tf.train",
          "tfnano serialize_columns", 50),
         ("W1 per-record tf.train.Example vs TF's", "TensorFlow tf.train",
+         "tfnano tf.train.Example", 10),
+        ("W1 per-record tf.train.Example vs example_pb2", "protobuf example_pb2.Example",
          "tfnano tf.train.Example", 10),
         ("pipeline read+parse+batch (TF API) vs TF", "TensorFlow TFRecordDataset",
          "tfnano TFRecordDataset.batch.map", 2),
@@ -441,4 +487,7 @@ def svg(rows):
 
 
 if __name__ == "__main__":
-    main()
+    if "--percall" in sys.argv:
+        percall()
+    else:
+        main()

@@ -9,6 +9,7 @@ Numeric lists keep numpy arrays inside, so building from numpy is cheap:
 ``Int64List(value=np_array)`` checks the dtype once instead of every value.
 """
 import operator
+import threading
 
 import numpy as np
 
@@ -402,6 +403,7 @@ def _readonly(name, repeated):
     return property(get, set_)
 
 
+_NDARRAY = np.ndarray
 _EMPTY_I64 = np.empty(0, np.int64)   # shared: stored arrays are never written in place
 _EMPTY_F32 = np.empty(0, np.float32)
 
@@ -415,7 +417,9 @@ class _ListMessage(Message):
     def __init__(self, value=None, **kwargs):
         self._parent_hook = None
         kind = self._KIND
-        if value is None:
+        if value.__class__ is _NDARRAY and value.ndim == 1 and value.dtype is self._DTYPE:
+            items = value.copy()  # the common numpy row: one copy (copy-on-assign)
+        elif value is None:
             items = [] if kind == "bytes" else (_EMPTY_I64 if kind == "int64" else _EMPTY_F32)
         elif kind == "int64":
             items = _int64_array(value, self._FIELD)
@@ -451,6 +455,16 @@ class _ListMessage(Message):
 
     def _key(self):
         return list(self._value)
+
+    def _snapshot(self):
+        """(kind, values) for a Feature: the numpy array itself (never written in
+        place), a fresh one for numeric values held in a list, a tuple of bytes."""
+        it = self._items
+        if it.__class__ is list:
+            if self._DTYPE is None:
+                return (self._LIST_FIELD, tuple(it))
+            it = self._items = np.array(it, dtype=self._DTYPE)
+        return (self._LIST_FIELD, it)
 
     def Clear(self):
         self._value._items = [] if self._KIND == "bytes" else self._value._checked([])
@@ -499,6 +513,7 @@ class BytesList(_ListMessage):
     _KIND = "bytes"
     _FIELD = "tensorflow.BytesList.value"
     _LIST_FIELD = "bytes_list"
+    _DTYPE = None
 
     @staticmethod
     def _fmt(v):
@@ -511,6 +526,7 @@ class FloatList(_ListMessage):
     _KIND = "float"
     _FIELD = "tensorflow.FloatList.value"
     _LIST_FIELD = "float_list"
+    _DTYPE = np.dtype(np.float32)
     _fmt = staticmethod(_fmt_float)
 
 
@@ -521,6 +537,7 @@ class Int64List(_ListMessage):
     _KIND = "int64"
     _FIELD = "tensorflow.Int64List.value"
     _LIST_FIELD = "int64_list"
+    _DTYPE = np.dtype(np.int64)
 
     @staticmethod
     def _fmt(v):
@@ -553,25 +570,52 @@ def _skip_len(buf, pos):
 
 
 class Feature(Message):
-    """``tf.train.Feature``: one of ``bytes_list``, ``float_list``, ``int64_list``."""
-    __slots__ = ("_kind", "_lists")
+    """``tf.train.Feature``: one of ``bytes_list``, ``float_list``, ``int64_list``.
+
+    Built from a list message, it keeps only a snapshot ``_raw`` = (kind, values) and
+    leaves the ``_lists`` slot unset until something reads it (``__getattr__``): the
+    values are numpy arrays never written in place (or a tuple of bytes), so sharing
+    them keeps protobuf's copy-on-assign semantics at the cost of one object."""
+    __slots__ = ("_kind", "_lists", "_raw")
     _FIELDS = ("bytes_list", "float_list", "int64_list")
     _REPEATED = False
 
     def __init__(self, **kwargs):
         self._parent_hook = None
+        self._raw = None
+        if len(kwargs) == 1:
+            (name, value), = kwargs.items()
+            cls = _LIST_CLASSES.get(name)
+            if cls is not None and value.__class__ is cls:
+                self._kind = name
+                self._raw = value._snapshot()
+                return
         self._kind = None
         self._lists = {}
         if kwargs:
-            if len(kwargs) == 1:
-                (name, value), = kwargs.items()
-                cls = _LIST_CLASSES.get(name)
-                if cls is not None and type(value) is cls:
-                    lst = value._share()
-                    self._kind = name
-                    self._lists = {name: lst}
-                    return
             self._init_fields(kwargs)
+
+    def __getattr__(self, name):
+        # Only an unset slot gets here: build the list message from the snapshot.
+        raw = self._raw if name == "_lists" else None
+        if raw is None:
+            raise AttributeError("'Feature' object has no attribute '%s'" % name)
+        kind, items = raw
+        lst = _LIST_CLASSES[kind].__new__(_LIST_CLASSES[kind])
+        lst._parent_hook = None
+        lst._items = list(items) if items.__class__ is tuple else items
+        lst._cont = None
+        self._raw = None
+        lists = self._lists = {kind: lst}
+        return lists
+
+    def _snapshot(self):
+        """(kind, values) shared with this Feature's current content, or (None, None)."""
+        raw = self._raw
+        if raw is not None:
+            return raw
+        k = self._kind
+        return (None, None) if k is None else self._lists[k]._snapshot()
 
     def _init_field(self, name, value):
         cls = _LIST_CLASSES[name]
@@ -590,11 +634,16 @@ class Feature(Message):
         c._parent_hook = None
         k = self._kind
         c._kind = k
-        c._lists = {} if k is None else {k: self._lists[k]._share()}
+        if k is None:
+            c._raw = None
+            c._lists = {}
+        else:
+            c._raw = self._snapshot()
         return c
 
     def _set_list(self, name, lst):
         lst._parent_hook = None
+        self._raw = None
         self._lists = {name: lst}
         self._kind = name
         self._modified()
@@ -634,11 +683,11 @@ class Feature(Message):
 
     def _clear_field(self, name):
         if self._kind == name:
-            self._kind = None
-            self._lists = {}
+            self.Clear()
 
     def Clear(self):
         self._kind = None
+        self._raw = None
         self._lists = {}
 
     def MergeFrom(self, other):
@@ -777,16 +826,60 @@ class _FeatureMap:
 
 
 class Features(Message):
-    """``tf.train.Features(feature={"key": Feature, ...})``."""
-    __slots__ = ("_feature",)
+    """``tf.train.Features(feature={"key": Feature, ...})``.
+
+    Built from a dict of Features (str keys), it keeps only ``_frozen`` = {key:
+    Feature snapshot} and leaves the ``_feature`` slot unset until something reads it
+    (``__getattr__``); copying such a message (into an Example) shares the snapshot."""
+    __slots__ = ("_feature", "_frozen")
     _FIELDS = ("feature",)
     _REPEATED = True
 
     def __init__(self, **kwargs):
         self._parent_hook = None
+        self._frozen = None
+        if len(kwargs) == 1:
+            d = kwargs.get("feature")
+            if d.__class__ is dict:
+                frozen = {}
+                for k, v in d.items():
+                    if v.__class__ is not Feature or k.__class__ is not str:
+                        break
+                    frozen[k] = v._snapshot()
+                else:
+                    self._frozen = frozen
+                    return
         self._feature = _FeatureMap(self)
         if kwargs:
             self._init_fields(kwargs)
+
+    def __getattr__(self, name):
+        # Only an unset slot gets here: build the feature map from the snapshot.
+        frozen = self._frozen if name == "_feature" else None
+        if frozen is None:
+            raise AttributeError("'Features' object has no attribute '%s'" % name)
+        m = _FeatureMap(self)
+        d = m._d
+        for k, raw in frozen.items():
+            f = Feature.__new__(Feature)
+            f._parent_hook = None
+            f._kind = raw[0]
+            if raw[0] is None:
+                f._raw = None
+                f._lists = {}
+            else:
+                f._raw = raw
+            d[k] = f
+        self._frozen = None
+        self._feature = m
+        return m
+
+    def _snapshot(self):
+        """{key: (kind, values)}: the content, shared (see Feature._snapshot)."""
+        frozen = self._frozen
+        if frozen is None:
+            frozen = {k: f._snapshot() for k, f in self._feature._d.items()}
+        return frozen
 
     def _init_field(self, name, value):
         if not hasattr(value, "items"):
@@ -809,8 +902,7 @@ class Features(Message):
     def _share(self):
         c = Features.__new__(Features)
         c._parent_hook = None
-        c._feature = _FeatureMap(c)
-        c._feature._d = {k: f._share() for k, f in self._feature._d.items()}
+        c._frozen = self._snapshot()
         return c
 
     feature = _readonly("feature", True)
@@ -848,7 +940,6 @@ class Features(Message):
         ex = Example.FromString(_wrap(1, s))
         self.Clear()
         self._feature._d = ex.features._feature._d
-        self._feature._owner = self
         return len(s)
 
 
@@ -860,6 +951,15 @@ class Example(Message):
 
     def __init__(self, **kwargs):
         self._parent_hook = None
+        if len(kwargs) == 1:
+            v = kwargs.get("features")
+            if v.__class__ is Features:  # the common case: share its snapshot
+                # No parent hook: presence is already set, and a hook (a bound method
+                # of self) would make a reference cycle, leaving every Example and its
+                # arrays to the cyclic garbage collector.
+                self._features = v._share()
+                self._has_features = True
+                return
         self._has_features = False
         self._features = self._child()
         if kwargs:
@@ -880,7 +980,7 @@ class Example(Message):
             raise TypeError("Parameter to initialize message field must be dict or "
                             "instance of same class: expected %s got %s."
                             % (Features, type(value)))
-        if not self._has_features and not self._features._feature._d:
+        if not self._has_features and not self._features._snapshot():
             f = value._share()
             f._parent_hook = self._child_modified
             self._features = f
@@ -922,41 +1022,35 @@ class Example(Message):
     def SerializeToString(self, deterministic=None):
         """protobuf's ``SerializeToString(deterministic=True)`` bytes (keys sorted);
         the ``deterministic`` argument is accepted and ignored."""
-        ex = _scratch_example()
+        sc = _SCRATCH
+        try:
+            ex = sc.ex
+        except AttributeError:
+            ex = _scratch_example()
         lib.tfn_example_clear(ex)
         if self._has_features:
             lib.tfn_example_mark_features(ex)
-        err = _SCRATCH.err
-        keep = []
-        for k, f in self._features._feature._d.items():
+        err = sc.err
+        keep = None
+        for k, (kind, arr) in self._features._snapshot().items():
             kb = k.encode("utf-8")
-            kind = f._kind
-            if kind is None:
-                rc = lib.tfn_example_set_none(ex, kb, len(kb), err)
-            elif kind == "int64_list":
-                lst = f._lists[kind]
-                arr = lst._items
-                if type(arr) is list:
-                    arr = lst._items = np.array(arr, dtype=np.int64)
-                rc = lib.tfn_example_set_int64s(ex, kb, len(kb),
-                                                ffi.from_buffer("int64_t[]", arr),
+            if kind == "int64_list":
+                rc = lib.tfn_example_set_int64s(ex, kb, len(kb), _from_buffer(_I64_ARRAY, arr),
                                                 len(arr), err)
             elif kind == "float_list":
-                lst = f._lists[kind]
-                arr = lst._items
-                if type(arr) is list:
-                    arr = lst._items = np.array(arr, dtype=np.float32)
-                rc = lib.tfn_example_set_floats(ex, kb, len(kb),
-                                                ffi.from_buffer("float[]", arr),
+                rc = lib.tfn_example_set_floats(ex, kb, len(kb), _from_buffer(_F32_ARRAY, arr),
                                                 len(arr), err)
+            elif kind is None:
+                rc = lib.tfn_example_set_none(ex, kb, len(kb), err)
             else:
-                vals = f._lists[kind]._items
-                views = _bytes_views(vals, keep)
-                rc = lib.tfn_example_set_bytes(ex, kb, len(kb), views, len(vals), err)
+                if keep is None:
+                    keep = []
+                views = _bytes_views(arr, keep)
+                rc = lib.tfn_example_set_bytes(ex, kb, len(kb), views, len(arr), err)
             if rc < 0:
                 _ffi.check(rc, err)
-        out = _SCRATCH.out
-        n = _SCRATCH.n
+        out = sc.out
+        n = sc.n
         rc = lib.tfn_example_serialize_owned(ex, out, n, err)
         if rc < 0:
             if rc == lib.TFN_E_LIMIT:
@@ -1035,15 +1129,14 @@ def _native_has_features(ex, n, nbytes):
     return n > 0 or lib.tfn_example_serialized_size(ex) > 0
 
 
-_SCRATCH = None
+_SCRATCH = threading.local()
+_I64_ARRAY = ffi.typeof("int64_t[]")
+_F32_ARRAY = ffi.typeof("float[]")
+_from_buffer = ffi.from_buffer
 
 
 def _scratch_example():
     """One tfn_example per thread, reused (its arena keeps its memory)."""
-    global _SCRATCH
-    import threading
-    if _SCRATCH is None:
-        _SCRATCH = threading.local()
     ex = getattr(_SCRATCH, "ex", None)
     if ex is None:
         ex = ffi.gc(lib.tfn_example_new(ffi.NULL), lib.tfn_example_free)
