@@ -543,6 +543,43 @@ TFN_API int tfn_sequence_lists(const tfn_bytes *records, size_t n, const tfn_byt
                                const tfn_list_config *lists, size_t k, tfn_list_output *outs,
                                tfn_error *err);
 
+/* One feature list's values for n SequenceExamples, to encode them. `steps` is a
+ * tfn_column (same dtypes and layout rules) whose rows are the steps of every example
+ * back to back: dense (row_splits NULL, every step has `width` values) or ragged
+ * (row_splits: total steps + 1 offsets into values). `example_splits` has n + 1
+ * non-decreasing offsets into the steps, starting at 0: example i has steps
+ * [example_splits[i], example_splits[i+1]) (none: an empty FeatureList, still written). */
+typedef struct tfn_list_column {
+    tfn_column steps;
+    const int64_t *example_splits;
+} tfn_list_column;
+
+/* Computes the serialized size of each of n SequenceExamples built from `ncontext`
+ * context columns (as tfn_encode_columns takes them; 0: no context field) and `nlists`
+ * feature lists (0: no feature_lists field).
+ * @param sizes  n entries, may be NULL; @param total receives the sum (may be NULL).
+ * @return TFN_OK, TFN_E_INVALID_ARG (bad splits or offsets, NULL arrays, a key given
+ *         twice: the message names the list and the step or example), TFN_E_TYPE (an
+ *         unsupported dtype), TFN_E_LIMIT (an example over 2 GiB: record_index names
+ *         it), TFN_E_NOMEM. Threads: no shared state. */
+TFN_API int tfn_encode_sequences_size(const tfn_column *context, size_t ncontext,
+                                      const tfn_list_column *lists, size_t nlists, size_t n,
+                                      uint64_t *sizes, uint64_t *total, tfn_error *err);
+
+/* Serializes n SequenceExamples back to back into dst, byte-identical to protobuf's
+ * SerializeToString(deterministic=True) of each tf.train.SequenceExample: context
+ * (field 1) as tfn_encode_columns writes an Example's features, then feature_lists
+ * (field 2) with map entries sorted by key bytes and one Feature per step (numeric
+ * lists packed; an empty step is an empty list of the list's kind). Example i is
+ * dst[offsets[i] .. offsets[i+1]); `offsets` has n + 1 entries (may be NULL). Only
+ * scratch memory is allocated (the context's bytes, the sorted lists), freed before
+ * returning. Errors as tfn_encode_sequences_size(), plus TFN_E_BUF_TOO_SMALL
+ * (*written = the total needed; nothing else is written). Threads: no shared state. */
+TFN_API int tfn_encode_sequences(const tfn_column *context, size_t ncontext,
+                                 const tfn_list_column *lists, size_t nlists, size_t n,
+                                 void *dst, size_t cap, uint64_t *offsets, size_t *written,
+                                 tfn_error *err);
+
 /* ==================================================================================
  * MARK: CRC32C and TFRecord files
  *

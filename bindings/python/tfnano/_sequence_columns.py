@@ -1,47 +1,15 @@
 """serialize_sequence_columns: n SequenceExamples from numpy columns, byte-identical to
 building each tf.train.SequenceExample and calling SerializeToString(), with no Python
-object per step.
-
-The C column encoder (tfn_encode_columns) writes every step of a feature list as a
-one-feature Example ``{"": Feature}``; a step's FeatureList element
-(``0a len Feature``) is the tail of that record from the value tag on, with the tag
-byte rewritten. Headers are dropped with one numpy mask over the whole buffer, so the
-steps of each example end up back to back; only the few headers of each example are
-written in Python.
+object per step: one C call (tfn_encode_sequences) writes every example, the context
+through the Example column encoder and each feature list as a column of steps.
 """
 import numpy as np
 
-from ._columns import encode_columns
+from . import _ffi
+from ._columns import _native_columns
 
-
-_SMALL = [bytes([i]) if i < 0x80 else bytes([(i & 0x7F) | 0x80, i >> 7]) for i in range(16384)]
-
-
-def _varint(n):
-    if n < 16384:
-        return _SMALL[n]
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _vlen(x):
-    x = np.asarray(x, dtype=np.int64)
-    return 1 + (x >= 1 << 7) + (x >= 1 << 14) + (x >= 1 << 21) + (x >= 1 << 28)
-
-
-def _solve_prefix(total):
-    """For lengths total = 1 + vlen(L) + L (a tag, a varint, L bytes): vlen(L)."""
-    out = np.ones(len(total), dtype=np.int64)  # L < 128: the common case
-    big = np.nonzero(total - 2 >= 0x80)[0]
-    if big.size:
-        t = total[big]
-        for v in range(5, 1, -1):
-            out[big[_vlen(t - 1 - v) == v]] = v
-    return out
+ffi = _ffi.ffi
+lib = _ffi.lib
 
 
 def _steps_of(column, n):
@@ -66,30 +34,18 @@ def _steps_of(column, n):
     return rows, np.asarray(splits, dtype=np.int64)
 
 
-def _elements(column, n):
-    """Every step's FeatureList element back to back, and each step's offset in it."""
-    rows, step_splits = _steps_of(column, n)
-    total_steps = int(step_splits[-1])
-    if total_steps == 0:
-        return np.zeros(0, np.uint8), np.zeros(1, np.int64), step_splits
-    data, offsets = encode_columns({"": rows}, total_steps)
-    buf = np.frombuffer(data, dtype=np.uint8)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    e = np.diff(offsets)                       # 0a L1 [0a L2 [0a 00 12 F Feature]]
-    v1 = _solve_prefix(e)
-    l1 = e - 1 - v1
-    v2 = _solve_prefix(l1)
-    header = 1 + v1 + 1 + v2 + 2               # up to the value tag (12)
-    keep = np.ones(len(buf), dtype=bool)
-    drop = np.repeat(offsets[:-1], header) + (
-        np.arange(int(header.sum())) - np.repeat(np.cumsum(header) - header, header))
-    keep[drop] = False
-    elems = buf[keep].copy()
-    lengths = e - header
-    starts = np.zeros(total_steps + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    elems[starts[:-1]] = 0x0A                  # FeatureList.feature (field 1)
-    return elems, starts, step_splits
+def _native_lists(feature_lists, n):
+    """{key: column} -> (tfn_list_column[], count, objects to keep alive)."""
+    arr = ffi.new("tfn_list_column[]", max(1, len(feature_lists)))
+    keep = []
+    for i, (key, column) in enumerate(feature_lists.items()):
+        rows, example_splits = _steps_of(column, n)
+        steps, _, kept = _native_columns({key: rows}, int(example_splits[-1]))
+        splits = ffi.from_buffer("int64_t[]", example_splits)
+        keep += [steps, kept, example_splits, splits]
+        arr[i].steps = steps[0]
+        arr[i].example_splits = splits
+    return arr, len(feature_lists), keep
 
 
 def serialize_sequence_columns(context=None, feature_lists=None, n=None):
@@ -111,31 +67,19 @@ def serialize_sequence_columns(context=None, feature_lists=None, n=None):
         if col is None:
             raise ValueError("serialize_sequence_columns needs n or a column")
         n = len(col) if not isinstance(col, tuple) else len(col[1]) - 1
-    ctx = None
-    if context:
-        data, offsets = encode_columns(context, n)
-        ctx = (bytes(data), np.asarray(offsets, dtype=np.int64).tolist())
-    lists = []
-    for key in sorted(feature_lists, key=lambda k: k.encode("utf-8")):
-        elems, starts, step_splits = _elements(feature_lists[key], n)
-        kb = key.encode("utf-8")
-        lists.append((b"\x0a" + _varint(len(kb)) + kb + b"\x12", elems.tobytes(),
-                      starts[step_splits].tolist()))
-    out = []
-    for i in range(n):
-        parts = []
-        if ctx is not None:
-            data, o = ctx
-            rec = data[o[i]:o[i + 1]]
-            # an Example's bytes are 0a len Features: the same bytes as the context field
-            parts.append(rec if rec else b"\x0a\x00")
-        if lists:
-            body = []
-            for head, elems, bounds in lists:
-                fl = elems[bounds[i]:bounds[i + 1]]
-                entry = head + _varint(len(fl)) + fl
-                body.append(b"\x0a" + _varint(len(entry)) + entry)
-            fls = b"".join(body)
-            parts.append(b"\x12" + _varint(len(fls)) + fls)
-        out.append(b"".join(parts))
-    return out
+    ctx, nctx, keep_ctx = _native_columns(context, n)
+    lists, nlists, keep_lists = _native_lists(feature_lists, n)
+    err = _ffi.new_error()
+    total = ffi.new("uint64_t *")
+    _ffi.check(lib.tfn_encode_sequences_size(ctx, nctx, lists, nlists, n, ffi.NULL, total,
+                                             err), err)
+    data = bytearray(max(int(total[0]), 1))
+    offsets = np.empty(n + 1, dtype=np.uint64)
+    written = ffi.new("size_t *")
+    _ffi.check(lib.tfn_encode_sequences(
+        ctx, nctx, lists, nlists, n, ffi.from_buffer(data), len(data),
+        ffi.cast("uint64_t *", ffi.from_buffer(offsets)), written, err), err)
+    del keep_ctx, keep_lists
+    data = bytes(data)
+    o = offsets.tolist()
+    return [data[o[i]:o[i + 1]] for i in range(n)]
