@@ -359,7 +359,7 @@ def w1_per_record(add, cols, repeat, tfr=None, example_pb2=None, few=512):
              ("TensorFlow tf.train.Example", tfr.train if tfr is not None else None)]
     cases = [(name, messages(m)) for name, m in cases if m is not None]
     fastest = {}
-    for _ in range(2):  # interleaved rounds: load on the machine hits every case alike
+    for _ in range(5):  # interleaved rounds: load on the machine hits every case alike
         for name, run in cases:
             secs = best(run, repeat)
             fastest[name] = min(secs, fastest.get(name, secs))
@@ -379,7 +379,7 @@ def percall():
         import tensorflow as tfr
     except ImportError:
         tfr = None
-    w1_per_record(add, w1_columns(512), 5, tfr, protobuf_classes())
+    w1_per_record(add, w1_columns(512), 3, tfr, protobuf_classes())
     t = _get(rows, "tfnano tf.train.Example")
     for slow in ("protobuf example_pb2.Example", "TensorFlow tf.train.Example"):
         r = _get(rows, slow)

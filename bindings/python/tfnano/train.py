@@ -585,10 +585,10 @@ class Feature(Message):
         self._raw = None
         if len(kwargs) == 1:
             (name, value), = kwargs.items()
-            cls = _LIST_CLASSES.get(name)
-            if cls is not None and value.__class__ is cls:
+            if value.__class__ is _LIST_CLASSES.get(name):
                 self._kind = name
-                self._raw = value._snapshot()
+                it = value._items
+                self._raw = (name, it) if it.__class__ is _NDARRAY else value._snapshot()
                 return
         self._kind = None
         self._lists = {}
@@ -835,21 +835,22 @@ class Features(Message):
     _FIELDS = ("feature",)
     _REPEATED = True
 
-    def __init__(self, **kwargs):
+    def __init__(self, *, feature=None, **kwargs):
         self._parent_hook = None
         self._frozen = None
-        if len(kwargs) == 1:
-            d = kwargs.get("feature")
-            if d.__class__ is dict:
-                frozen = {}
-                for k, v in d.items():
-                    if v.__class__ is not Feature or k.__class__ is not str:
-                        break
-                    frozen[k] = v._snapshot()
-                else:
-                    self._frozen = frozen
-                    return
+        if feature.__class__ is dict and not kwargs:
+            frozen = {}
+            for k, v in feature.items():
+                if v.__class__ is not Feature or k.__class__ is not str:
+                    break
+                raw = v._raw
+                frozen[k] = raw if raw is not None else v._snapshot()
+            else:
+                self._frozen = frozen
+                return
         self._feature = _FeatureMap(self)
+        if feature is not None:
+            kwargs = dict(feature=feature, **kwargs)
         if kwargs:
             self._init_fields(kwargs)
 
@@ -949,19 +950,19 @@ class Example(Message):
     _FIELDS = ("features",)
     _REPEATED = False
 
-    def __init__(self, **kwargs):
+    def __init__(self, *, features=None, **kwargs):
         self._parent_hook = None
-        if len(kwargs) == 1:
-            v = kwargs.get("features")
-            if v.__class__ is Features:  # the common case: share its snapshot
-                # No parent hook: presence is already set, and a hook (a bound method
-                # of self) would make a reference cycle, leaving every Example and its
-                # arrays to the cyclic garbage collector.
-                self._features = v._share()
-                self._has_features = True
-                return
+        if features.__class__ is Features and not kwargs:
+            # The common case: share its snapshot. No parent hook: presence is already
+            # set, and a hook (a bound method of self) would make a reference cycle,
+            # leaving every Example and its arrays to the cyclic garbage collector.
+            self._features = features._share()
+            self._has_features = True
+            return
         self._has_features = False
         self._features = self._child()
+        if features is not None:
+            kwargs = dict(features=features, **kwargs)
         if kwargs:
             self._init_fields(kwargs)
 
@@ -1027,19 +1028,18 @@ class Example(Message):
             ex = sc.ex
         except AttributeError:
             ex = _scratch_example()
-        lib.tfn_example_clear(ex)
-        if self._has_features:
-            lib.tfn_example_mark_features(ex)
+        _clear(ex)
         err = sc.err
         keep = None
-        for k, (kind, arr) in self._features._snapshot().items():
+        feats = self._features._snapshot()
+        if self._has_features and not feats:
+            lib.tfn_example_mark_features(ex)  # any feature set below marks it too
+        for k, (kind, arr) in feats.items():
             kb = k.encode("utf-8")
             if kind == "int64_list":
-                rc = lib.tfn_example_set_int64s(ex, kb, len(kb), _from_buffer(_I64_ARRAY, arr),
-                                                len(arr), err)
+                rc = _set_int64s(ex, kb, len(kb), _from_buffer(_I64_ARRAY, arr), len(arr), err)
             elif kind == "float_list":
-                rc = lib.tfn_example_set_floats(ex, kb, len(kb), _from_buffer(_F32_ARRAY, arr),
-                                                len(arr), err)
+                rc = _set_floats(ex, kb, len(kb), _from_buffer(_F32_ARRAY, arr), len(arr), err)
             elif kind is None:
                 rc = lib.tfn_example_set_none(ex, kb, len(kb), err)
             else:
@@ -1133,6 +1133,9 @@ _SCRATCH = threading.local()
 _I64_ARRAY = ffi.typeof("int64_t[]")
 _F32_ARRAY = ffi.typeof("float[]")
 _from_buffer = ffi.from_buffer
+_clear = lib.tfn_example_clear
+_set_int64s = lib.tfn_example_set_int64s
+_set_floats = lib.tfn_example_set_floats
 
 
 def _scratch_example():
