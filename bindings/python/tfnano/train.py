@@ -1023,15 +1023,17 @@ class Example(Message):
     def SerializeToString(self, deterministic=None):
         """protobuf's ``SerializeToString(deterministic=True)`` bytes (keys sorted);
         the ``deterministic`` argument is accepted and ignored."""
-        sc = _SCRATCH
         try:
-            ex = sc.ex
+            ex, err, out, n = _SCRATCH.state
         except AttributeError:
-            ex = _scratch_example()
+            _scratch_example()
+            ex, err, out, n = _SCRATCH.state
         _clear(ex)
-        err = sc.err
         keep = None
-        feats = self._features._snapshot()
+        fs = self._features
+        feats = fs._frozen
+        if feats is None:
+            feats = fs._snapshot()
         if self._has_features and not feats:
             lib.tfn_example_mark_features(ex)  # any feature set below marks it too
         for k, (kind, arr) in feats.items():
@@ -1049,15 +1051,13 @@ class Example(Message):
                 rc = lib.tfn_example_set_bytes(ex, kb, len(kb), views, len(arr), err)
             if rc < 0:
                 _ffi.check(rc, err)
-        out = sc.out
-        n = sc.n
-        rc = lib.tfn_example_serialize_owned(ex, out, n, err)
+        rc = _serialize_owned(ex, out, n, err)
         if rc < 0:
             if rc == lib.TFN_E_LIMIT:
                 raise ValueError("Message tensorflow.Example exceeds maximum protobuf "
                                  "size of 2GB: %d" % lib.tfn_example_serialized_size(ex))
             _ffi.check(rc, err)
-        return ffi.buffer(out[0], n[0])[:]
+        return _buffer(out[0], n[0])[:]
 
     def ParseFromString(self, s):
         """Replaces the content with the decoded bytes (protobuf semantics)."""
@@ -1136,6 +1136,8 @@ _from_buffer = ffi.from_buffer
 _clear = lib.tfn_example_clear
 _set_int64s = lib.tfn_example_set_int64s
 _set_floats = lib.tfn_example_set_floats
+_serialize_owned = lib.tfn_example_serialize_owned
+_buffer = ffi.buffer
 
 
 def _scratch_example():
@@ -1146,9 +1148,8 @@ def _scratch_example():
         if ex == ffi.NULL:
             raise MemoryError("tfn_example_new")
         _SCRATCH.ex = ex
-        _SCRATCH.err = _ffi.new_error()
-        _SCRATCH.out = ffi.new("const uint8_t **")
-        _SCRATCH.n = ffi.new("size_t *")
+        _SCRATCH.state = (ex, _ffi.new_error(), ffi.new("const uint8_t **"),
+                          ffi.new("size_t *"))
     return ex
 
 
