@@ -525,7 +525,8 @@ def _batched_partition(rt, part, var, key, validate, sdt):
             ex = np.repeat(np.arange(n), plengths)
             np.maximum.at(per_max, ex, pvals)
         nrows = np.maximum(per_max + 1, 0)
-        offs = np.concatenate([[0], np.cumsum(nrows)[:-1]])
+        offs = np.zeros(n, dtype=np.int64)  # each row's first rowid (n may be 0)
+        offs[1:] = np.cumsum(nrows)[:-1]
         adj = pvals + np.repeat(offs, plengths)
         total_rows = int(nrows.sum())
         if len(adj) and (np.any(np.diff(adj) < 0) or adj.min() < 0):

@@ -38,15 +38,28 @@ def _check_sequence_features(features):
                            % _p._TF_NAMES.get(dt.name, dt.name))
         if name == "FixedLenSequenceFeature" and f.default_value is not None:
             raise ValueError("Value feature_list.dense_defaults[%s] must be None" % key)
-        if name == "RaggedFeature":
-            if f.partitions:
-                raise NotImplementedError("tfnano: RaggedFeature partitions in "
-                                          "sequence_features are not supported")
-            if f.value_key not in (None, key):
-                raise NotImplementedError("tfnano: RaggedFeature value_key in "
-                                          "sequence_features must be the feature's key")
         out.append((key, name, f, dt))
     return out
+
+
+def _list_reads(configs):
+    """The feature lists to read for the configs: (read key, dtype) once each; a
+    RaggedFeature reads its value_key and its partition keys (int64)."""
+    reads = {}
+
+    def want(k, dt):
+        if reads.setdefault(k, dt).name != dt.name:
+            raise ValueError("Sequence feature list '%s' is read both as %s and as %s"
+                             % (k, reads[k].name, dt.name))
+    for key, name, f, dt in configs:
+        if name != "RaggedFeature":
+            want(key, dt)
+            continue
+        want(key if f.value_key is None else f.value_key, dt)
+        for part in f.partitions:
+            if type(part).__name__ != "UniformRowLength":
+                want(part.key, _dt.int64)
+    return list(reads.items())
 
 
 # (key, dtype) -> (steps, values) per record seen last time: the first guess of the
@@ -195,13 +208,30 @@ def _sparse_list(values, ex_splits, st_splits, single):
     return SparseTensor(idx, values, np.asarray([n, max_steps, max_vals], np.int64))
 
 
-def _ragged_list(f, values, ex_splits, st_splits, single):
+def _ragged_list(key, f, got, single):
+    """A RaggedFeature of the feature lists: [(steps), (values)] per example, then each
+    partition applied within the steps, innermost first, as TensorFlow does (steps
+    taken as its batch dimension, the examples restored around them)."""
     from ..ragged import RaggedTensor
     sdt = np.dtype(_kinds._dtype(f.row_splits_dtype).as_numpy_dtype)
-    inner = RaggedTensor(np.asarray(values), as_tensor(st_splits.astype(sdt)))
+    ex_splits, st_splits, values, _ = got[key if f.value_key is None else f.value_key]
+    rt = RaggedTensor(np.asarray(values), as_tensor(st_splits.astype(sdt)))
+    var = {}
+    for part in f.partitions:
+        if type(part).__name__ == "UniformRowLength":
+            continue
+        pex, pst, pvals, _ = got[part.key]
+        # the steps of a partition must be those of the values (TF asserts it in a
+        # batch when validate=True; unchecked it builds an invalid tensor)
+        if len(pst) != len(st_splits) or (not single and np.any(pex != ex_splits)):
+            raise _invalid("Feature %s: values and partitions are not aligned" % key)
+        var[part.key] = np.asarray(pvals)
+        var[part.key + "\0splits"] = pst
+    for part in reversed(f.partitions):
+        rt = _kinds._batched_partition(rt, part, var, key, bool(f.validate), sdt)
     if single:
-        return inner
-    return RaggedTensor(inner, as_tensor(ex_splits.astype(sdt)))
+        return rt
+    return RaggedTensor.from_row_splits(rt, ex_splits.astype(sdt), validate=False)
 
 
 _MISMATCH = re.compile(r"^(?:Name: (.*), )?Key: (.*?)(?:, Index: \d+)?\.  Data types don't "
@@ -249,7 +279,11 @@ def _parse(serialized, context_features, sequence_features, names, single):
             raise
     lists, lengths = {}, {}
     if configs:
-        read = _read_lists(recs, names_v, configs)
+        reads = _list_reads(configs)
+        got = dict(zip([k for k, _ in reads], _read_lists(
+            recs, names_v, [(k, None, None, dt) for k, dt in reads])))
+        read = [got[key] if kind != "RaggedFeature" else None
+                for key, kind, f, dt in configs]
         # as TF: step sizes over the batch first, then missing lists; earliest example
         problems = [_dense_problem(key, f, r[0], r[1], r[3], names_list)
                     for (key, kind, f, dt), r in zip(configs, read)
@@ -257,7 +291,9 @@ def _parse(serialized, context_features, sequence_features, names, single):
         problems = [p for p in problems if p is not None]
         if problems:
             raise _invalid(min(problems, key=lambda p: (p[1], p[0]))[2])
-        for (key, kind, f, dt), (ex_splits, st_splits, values, present) in zip(configs, read):
+        for (key, kind, f, dt), r in zip(configs, read):
+            if kind != "RaggedFeature":
+                ex_splits, st_splits, values, present = r
             if kind == "FixedLenSequenceFeature":
                 lists[key], length = _dense_list(key, f, dt, ex_splits, st_splits, values,
                                                  present, names_list, single)
@@ -266,7 +302,7 @@ def _parse(serialized, context_features, sequence_features, names, single):
             elif kind == "VarLenFeature":
                 lists[key] = _sparse_list(values, ex_splits, st_splits, single)
             else:
-                lists[key] = _ragged_list(f, values, ex_splits, st_splits, single)
+                lists[key] = _ragged_list(key, f, got, single)
     return context, lists, lengths
 
 
