@@ -404,6 +404,7 @@ def _readonly(name, repeated):
 
 
 _NDARRAY = np.ndarray
+_new = object.__new__
 _EMPTY_I64 = np.empty(0, np.int64)   # shared: stored arrays are never written in place
 _EMPTY_F32 = np.empty(0, np.float32)
 
@@ -416,10 +417,14 @@ class _ListMessage(Message):
 
     def __init__(self, value=None, **kwargs):
         self._parent_hook = None
+        self._cont = None
+        if value.__class__ is _NDARRAY and value.dtype is self._DTYPE and value.ndim == 1:
+            self._items = value.copy()  # the common numpy row: one copy (copy-on-assign)
+            if kwargs:
+                self._init_fields(kwargs)
+            return
         kind = self._KIND
-        if value.__class__ is _NDARRAY and value.ndim == 1 and value.dtype is self._DTYPE:
-            items = value.copy()  # the common numpy row: one copy (copy-on-assign)
-        elif value is None:
+        if value is None:
             items = [] if kind == "bytes" else (_EMPTY_I64 if kind == "int64" else _EMPTY_F32)
         elif kind == "int64":
             items = _int64_array(value, self._FIELD)
@@ -428,7 +433,6 @@ class _ListMessage(Message):
         else:
             items = _bytes_list(value, self._FIELD)
         self._items = items
-        self._cont = None
         if kwargs:
             self._init_fields(kwargs)
 
@@ -582,7 +586,6 @@ class Feature(Message):
 
     def __init__(self, **kwargs):
         self._parent_hook = None
-        self._raw = None
         if len(kwargs) == 1:
             (name, value), = kwargs.items()
             if value.__class__ is _LIST_CLASSES.get(name):
@@ -590,6 +593,7 @@ class Feature(Message):
                 it = value._items
                 self._raw = (name, it) if it.__class__ is _NDARRAY else value._snapshot()
                 return
+        self._raw = None
         self._kind = None
         self._lists = {}
         if kwargs:
@@ -956,7 +960,11 @@ class Example(Message):
             # The common case: share its snapshot. No parent hook: presence is already
             # set, and a hook (a bound method of self) would make a reference cycle,
             # leaving every Example and its arrays to the cyclic garbage collector.
-            self._features = features._share()
+            c = _new(Features)
+            c._parent_hook = None
+            frozen = features._frozen
+            c._frozen = frozen if frozen is not None else features._snapshot()
+            self._features = c
             self._has_features = True
             return
         self._has_features = False
@@ -1037,7 +1045,11 @@ class Example(Message):
         if self._has_features and not feats:
             lib.tfn_example_mark_features(ex)  # any feature set below marks it too
         for k, (kind, arr) in feats.items():
-            kb = k.encode("utf-8")
+            kb = _KEY_BYTES.get(k)
+            if kb is None:
+                kb = k.encode("utf-8")
+                if len(_KEY_BYTES) < 4096:  # feature names repeat record after record
+                    _KEY_BYTES[k] = kb
             if kind == "int64_list":
                 rc = _set_int64s(ex, kb, len(kb), _from_buffer(_I64_ARRAY, arr), len(arr), err)
             elif kind == "float_list":
@@ -1130,6 +1142,7 @@ def _native_has_features(ex, n, nbytes):
 
 
 _SCRATCH = threading.local()
+_KEY_BYTES = {}
 _I64_ARRAY = ffi.typeof("int64_t[]")
 _F32_ARRAY = ffi.typeof("float[]")
 _from_buffer = ffi.from_buffer
