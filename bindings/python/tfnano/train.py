@@ -98,10 +98,14 @@ def _float_array(values, field):
 
 
 def _bytes_list(values, field):
+    if values.__class__ is list or values.__class__ is tuple:
+        for v in values:
+            if v.__class__ is not bytes:
+                break
+        else:
+            return list(values)
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise TypeError("must assign iterable")
-    if isinstance(values, (list, tuple)) and set(map(type, values)) <= {bytes}:
-        return list(values)
     return [_check_bytes(v, field) for v in values]
 
 
@@ -1091,15 +1095,16 @@ class Example(Message):
 
 
 def _bytes_views(vals, keep):
-    n = len(vals)
-    views = ffi.new("tfn_bytes[]", n)
-    for i, v in enumerate(vals):
+    """A tfn_bytes array over the values (their buffers are kept alive in `keep`)."""
+    init = []
+    for v in vals:
         if v:
-            b = ffi.from_buffer(v)
+            b = _from_buffer(v)
             keep.append(b)
-            views[i].data = b
-        views[i].len = len(v)
-    return views
+            init.append((b, len(v)))
+        else:
+            init.append((ffi.NULL, 0))
+    return ffi.new(_BYTES_ARRAY, init)
 
 
 def _fill_from_native(msg, ex, nbytes):
@@ -1145,6 +1150,7 @@ _SCRATCH = threading.local()
 _KEY_BYTES = {}
 _I64_ARRAY = ffi.typeof("int64_t[]")
 _F32_ARRAY = ffi.typeof("float[]")
+_BYTES_ARRAY = ffi.typeof("tfn_bytes[]")
 _from_buffer = ffi.from_buffer
 _clear = lib.tfn_example_clear
 _set_int64s = lib.tfn_example_set_int64s
