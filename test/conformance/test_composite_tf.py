@@ -154,3 +154,33 @@ def test_padded_batch_refuses_parsed_composites_alike():
         assert not ok
         assert type(n_err) is type(t_err) is TypeError
         assert str(n_err) == str(t_err)
+
+
+@pytest.mark.parametrize("round_", range(10))
+def test_from_tensor_slices_then_batch_match_tensorflow(round_):
+    rng = random.Random(2000 + round_)
+    ind, vals, shape = rand_sparse(rng, 2, np.int32)
+    shape[0] = max(shape[0], 1)
+    rows = [[rng.randint(0, 9) for _ in range(rng.randint(0, 3))]
+            for _ in range(int(shape[0]))]
+    size = rng.randint(1, 3)
+    t_rt = tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1)
+    n_rt = tn.RaggedTensor.from_row_lengths(
+        np.asarray([v for r in rows for v in r], np.int32), [len(r) for r in rows])
+    t_ds = tf.data.Dataset.from_tensor_slices(
+        {"s": tf.sparse.SparseTensor(ind, vals, shape), "r": t_rt})
+    n_ds = tn.data.Dataset.from_tensor_slices({"s": tn.SparseTensor(ind, vals, shape),
+                                               "r": n_rt})
+    for t, n in zip(list(t_ds), list(n_ds)):
+        same_sparse(t["s"], n["s"])
+        same_ragged(t["r"], n["r"])
+    t_out, n_out = list(t_ds.batch(size)), list(n_ds.batch(size))
+    assert len(t_out) == len(n_out)
+    for t, n in zip(t_out, n_out):
+        same_sparse(t["s"], n["s"])
+        same_ragged(t["r"], n["r"])
+    ok, t_err = outcome(lambda: t_ds.padded_batch(2))
+    assert not ok
+    ok, n_err = outcome(lambda: list(n_ds.padded_batch(2)))
+    assert not ok
+    assert type(n_err) is type(t_err) is TypeError

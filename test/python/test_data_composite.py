@@ -177,3 +177,30 @@ def test_batch_ragged_with_empty_elements_between():
     assert np.asarray(b.row_splits).tolist() == [0, 1, 1, 3, 3]
     assert np.asarray(b.values.row_splits).tolist() == [0, 2, 3, 3]
     assert [e.to_list() for e in of(*rts).batch(3).unbatch()] == els
+
+
+def test_from_tensor_slices_of_a_sparse_tensor():
+    sp = tf.SparseTensor(np.array([[0, 1], [2, 0]], np.int64), np.array([1, 2], np.int32),
+                         [3, 4])
+    out = list(tf.data.Dataset.from_tensor_slices(sp))
+    assert [np.asarray(e.indices).tolist() for e in out] == [[[1]], [], [[0]]]
+    assert [np.asarray(e.dense_shape).tolist() for e in out] == [[4]] * 3
+    (b,) = list(tf.data.Dataset.from_tensor_slices(sp).batch(3))
+    assert np.asarray(b.indices).tolist() == [[0, 1], [2, 0]]
+    assert np.asarray(b.dense_shape).tolist() == [3, 4]
+
+
+def test_rows_of_a_ragged_tensor_batch_back_into_a_ragged_tensor():
+    rt = tf.RaggedTensor.from_row_splits(np.array([1, 2, 3], np.int32),
+                                         np.array([0, 2, 2, 3], np.int32))
+    ds = tf.data.Dataset.from_tensor_slices({"r": rt, "d": np.arange(3)})
+    assert [np.asarray(e["r"]).tolist() for e in ds] == [[1, 2], [], [3]]
+    batches = list(ds.batch(2))
+    assert [b["r"].to_list() for b in batches] == [[[1, 2], []], [[3]]]
+    assert np.asarray(batches[0]["r"].row_splits).dtype == np.int32
+    assert [np.asarray(b["d"]).tolist() for b in batches] == [[0, 1], [2]]
+    again = list(tf.data.Dataset.from_tensors(rt).unbatch().batch(3))
+    assert again[0].to_list() == rt.to_list()
+    with pytest.raises(TypeError, match=r"`RaggedTensorSpec\(TensorShape\(\[None\]\), "
+                       r"tf.int32, 0, tf.int32\)`"):
+        list(ds.padded_batch(2))

@@ -13,7 +13,20 @@ Everything stays numpy arrays: no Python object per value."""
 import numpy as np
 
 from .. import errors
-from .._tensor import as_tensor
+from .._tensor import Tensor, as_tensor
+
+
+class RaggedRow(Tensor):
+    """A row of a ragged-rank-1 RaggedTensor (from unbatch or from_tensor_slices): a
+    dense tensor, which batch turns back into a RaggedTensor, as TensorFlow batches
+    elements of a RaggedTensorSpec with ragged_rank 0 (dense elements of different
+    lengths would be an error)."""
+
+
+def _ragged_row(a, splits_dtype):
+    row = np.asarray(a).view(RaggedRow)
+    row._tfn_splits_dtype = splits_dtype
+    return row
 
 
 def is_sparse(x):
@@ -104,6 +117,17 @@ def batch_ragged(col, c=0):
     return rows
 
 
+def batch_rows(col):
+    """RaggedRows -> one RaggedTensor with them as its rows."""
+    from ..ragged import RaggedTensor
+    dtype = getattr(col[0], "_tfn_splits_dtype", np.dtype(np.int64))
+    arrs = [np.asarray(x) for x in col]
+    lengths = np.asarray([len(a) for a in arrs], dtype)
+    splits = np.zeros(len(col) + 1, dtype)
+    np.cumsum(lengths, out=splits[1:])
+    return RaggedTensor(_concat_rows(arrs), as_tensor(splits))
+
+
 def batch_column(col, c=0):
     """A component's per-element composite values -> their batch, or None when the
     component is dense."""
@@ -111,6 +135,8 @@ def batch_column(col, c=0):
         return batch_sparse(col, c)
     if is_ragged(col[0]):
         return batch_ragged(col, c)
+    if type(col[0]) is RaggedRow:
+        return batch_rows(col)
     for i, x in enumerate(col):
         if is_composite(x):
             raise _kind_error(c, i)
@@ -146,13 +172,27 @@ class _SparseRows:
                                   self._vals[lo:hi], self._shape.copy())
 
 
+class _RaggedRows:
+    """The rows of a ragged-rank-1 RaggedTensor, as RaggedRows."""
+
+    def __init__(self, rt):
+        self._rt = rt
+        self._dtype = rt.row_splits.dtype
+
+    def __len__(self):
+        return len(self._rt)
+
+    def __getitem__(self, i):
+        return _ragged_row(self._rt[i], self._dtype)
+
+
 def rows_of(x):
     """A batched component -> something with len() and [i] giving its elements, or
     None for a dense component."""
     if is_sparse(x):
         return _SparseRows(x)
     if is_ragged(x):
-        return x
+        return _RaggedRows(x) if x.ragged_rank == 1 else x
     return None
 
 
@@ -169,6 +209,10 @@ def _dtype_name(dtype):
 def spec_text(x):
     """TensorFlow's repr of the type spec of a parsed composite value (sizes that
     vary per element unknown)."""
+    if type(x) is RaggedRow:
+        return "RaggedTensorSpec(TensorShape([%s]), %s, 0, %s)" % (
+            ", ".join(["None"] + [str(d) for d in x.shape[1:]]), _dtype_name(x.dtype),
+            _dtype_name(getattr(x, "_tfn_splits_dtype", np.dtype(np.int64))))
     if is_sparse(x):
         rank = int(np.asarray(x.dense_shape).size)
         return "SparseTensorSpec(TensorShape([%s]), %s)" % (
@@ -182,7 +226,7 @@ def spec_text(x):
 def refuse_padded(leaves):
     """TensorFlow's TypeError when an element of padded_batch holds a composite."""
     for x in leaves:
-        if is_composite(x):
+        if is_composite(x) or type(x) is RaggedRow:
             raise TypeError(
                 "`padded_batch` is only supported for datasets that produce tensor "
                 "elements but type spec of elements in the input dataset is not a "

@@ -4,7 +4,7 @@ import numpy as np
 
 from ... import errors
 from ..._tensor import as_tensor
-from .. import plan, structure
+from .. import composite, plan, structure
 
 
 class RangeNode(plan.Node):
@@ -50,6 +50,8 @@ class SlicesNode(plan.Node):
 
     def element_spec(self):
         from ..._trace import Spec
+        if not all(isinstance(a, np.ndarray) for a in self.leaves):
+            return None  # SparseTensor / RaggedTensor components: no static spec
         return structure.pack(self.template, [Spec(a.dtype, a.shape[1:]) for a in self.leaves])
 
     def attrs(self):
@@ -68,8 +70,7 @@ class _SlicesStage(plan.Stage):
         if i >= self._n:
             raise StopIteration
         self._i = i + 1
-        return structure.pack(self._t, [as_tensor(a[i:i + 1].reshape(a.shape[1:]))
-                                        for a in self._leaves])
+        return structure.pack(self._t, [_slice(a, i) for a in self._leaves])
 
     def next_records(self, n):
         i = self._i
@@ -77,12 +78,23 @@ class _SlicesStage(plan.Stage):
             return None
         j = min(self._n, i + n)
         self._i = j
-        return [structure.pack(self._t, [as_tensor(a[k:k + 1].reshape(a.shape[1:]))
-                                         for a in self._leaves]) for k in range(i, j)]
+        return [structure.pack(self._t, [_slice(a, k) for a in self._leaves])
+                for k in range(i, j)]
+
+
+def _slice(a, i):
+    if isinstance(a, np.ndarray):
+        return as_tensor(a[i:i + 1].reshape(a.shape[1:]))
+    return structure.to_tensor(a[i])  # the rows of a SparseTensor / RaggedTensor
+
+
+def _leaf(x):
+    rows = composite.rows_of(x)
+    return np.asarray(structure.to_tensor(x)) if rows is None else rows
 
 
 def slices(tensors):
-    leaves = [np.asarray(structure.to_tensor(x)) for x in structure.flatten(tensors)]
+    leaves = [_leaf(x) for x in structure.flatten(tensors)]
     n = len(leaves[0]) if leaves else 0
     for leaf in leaves:
         if len(leaf) != n:
