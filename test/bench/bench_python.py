@@ -172,7 +172,9 @@ def main(argv=None):
     # ---- W1 serialize
     add("W1 write", "tfnano serialize_columns from numpy",
         best(lambda: tf.serialize_columns(cols), args.repeat), n)
-    w1_per_record(add, cols, args.repeat, tfr, protobuf_classes())
+    pb = protobuf_classes()
+    w1_per_record(add, cols, args.repeat, tfr, pb)
+    named_per_record(add, cols, args.repeat, tfr, pb)
 
     # ---- pipeline: read -> parse -> batch
     tmp = tempfile.mkdtemp(prefix="tfnano-bench-")
@@ -344,16 +346,41 @@ def protobuf_classes():
 def w1_per_record(add, cols, repeat, tfr=None, example_pb2=None, few=512):
     """W1 one record at a time, the code users write verbatim (numpy rows straight
     into the message classes), with tfnano's, protobuf's (example_pb2: all six
-    classes) and TensorFlow's classes. Single-threaded code on a shared machine: the
-    process CPU time, best of `repeat` in each of 5 interleaved rounds."""
+    classes) and TensorFlow's classes."""
+    def w1(m, i):
+        return {k: (m.Feature(float_list=m.FloatList(value=v[i])) if k == "labels" else
+                    m.Feature(int64_list=m.Int64List(value=v[i])))
+                for k, v in cols.items()}
+    per_record(add, "W1 write", "per record, numpy values (%d)" % few, w1, few, repeat,
+               tfr, example_pb2)
+
+
+def named_per_record(add, cols, repeat, tfr=None, example_pb2=None, few=512):
+    """The record of issue 10's example: ids and mask int64[512], labels float[30] and
+    a bytes name."""
+    names = [b"question-%06d" % i for i in range(few)]
+
+    def named(m, i):
+        return {
+            "input_ids": m.Feature(int64_list=m.Int64List(value=cols["q_input_ids"][i])),
+            "attention_mask": m.Feature(
+                int64_list=m.Int64List(value=cols["q_attention_mask"][i])),
+            "labels": m.Feature(float_list=m.FloatList(value=cols["labels"][i])),
+            "name": m.Feature(bytes_list=m.BytesList(value=[names[i]])),
+        }
+    per_record(add, "named write", "per record, 2 x int64[512] + float[30] + bytes (%d)"
+               % few, named, few, repeat, tfr, example_pb2)
+
+
+def per_record(add, work, label, features, few, repeat, tfr, example_pb2):
+    """`Example(features=Features(feature=features(m, i))).SerializeToString()` for
+    i < few with tfnano's, protobuf's and TensorFlow's classes `m`. Single-threaded
+    code on a shared machine: the process CPU time, best of `repeat` in each of 5
+    interleaved rounds."""
     def messages(m):
         def run():
             for i in range(few):
-                m.Example(features=m.Features(feature={
-                    k: (m.Feature(float_list=m.FloatList(value=v[i]))
-                        if k == "labels" else
-                        m.Feature(int64_list=m.Int64List(value=v[i])))
-                    for k, v in cols.items()})).SerializeToString()
+                m.Example(features=m.Features(feature=features(m, i))).SerializeToString()
         return run
     cases = [("tfnano tf.train.Example", tfnano.train),
              ("protobuf example_pb2.Example", example_pb2),
@@ -365,7 +392,7 @@ def w1_per_record(add, cols, repeat, tfr=None, example_pb2=None, few=512):
             secs = best(run, repeat, time.process_time)
             fastest[name] = min(secs, fastest.get(name, secs))
     for name, _ in cases:
-        add("W1 write", "%s per record, numpy values (%d)" % (name, few), fastest[name], few)
+        add(work, "%s %s" % (name, label), fastest[name], few)
 
 
 def percall():
@@ -380,12 +407,16 @@ def percall():
         import tensorflow as tfr
     except ImportError:
         tfr = None
-    w1_per_record(add, w1_columns(512), 3, tfr, protobuf_classes())
-    t = _get(rows, "tfnano tf.train.Example")
-    for slow in ("protobuf example_pb2.Example", "TensorFlow tf.train.Example"):
-        r = _get(rows, slow)
-        if r is not None:
-            print("  tfnano is %.1fx %s" % (r / t, slow))
+    cols, pb = w1_columns(512), protobuf_classes()
+    w1_per_record(add, cols, 3, tfr, pb)
+    named_per_record(add, cols, 3, tfr, pb)
+    for work in ("W1 write", "named write"):
+        part = [r for r in rows if r[0] == work]
+        t = _get(part, "tfnano tf.train.Example")
+        for slow in ("protobuf example_pb2.Example", "TensorFlow tf.train.Example"):
+            r = _get(part, slow)
+            if r is not None:
+                print("  %s: tfnano is %.1fx %s" % (work, r / t, slow))
     return rows
 
 
@@ -399,19 +430,21 @@ def _get(rows, case_start):
 def ratios(rows):
     lines = ["| workload | case | per item | speed-up |", "|---|---|---|---|"]
     base = {"W1 parse": "TensorFlow tf.io.parse_example", "W1 write": "TensorFlow tf.train",
+            "named write": "TensorFlow tf.train",
             "pipeline": "TensorFlow TFRecordDataset", "W3 pad": "keras pad_sequences, int32",
             "W3 lists": "keras pad_sequences, Python lists",
             "import": "import tensorflow"}
     for work, case, secs, items in rows:
         per = secs / items
-        ref = _get(rows, base.get(work, "?"))
+        ref = (_get([r for r in rows if r[0] == work], base.get(work, "?"))
+               or _get(rows, base.get(work, "?")))
         sp = "" if ref is None else "%.1fx vs TF" % (ref / per)
         if work == "W1 parse" and not case.startswith("protobuf"):
             pb = _get(rows, "protobuf example_pb2")
             if pb is not None:
                 sp += ", %.0fx vs example_pb2+numpy" % (pb / per)
-        if work == "W1 write" and case.startswith("tfnano tf.train.Example"):
-            pb = _get(rows, "protobuf example_pb2.Example")
+        if work.endswith(" write") and case.startswith("tfnano tf.train.Example"):
+            pb = _get([r for r in rows if r[0] == work], "protobuf example_pb2.Example")
             if pb is not None:
                 sp += ", %.1fx vs example_pb2" % (pb / per)
         if work == "W1 write" and case.startswith("tfnano serialize_columns"):
