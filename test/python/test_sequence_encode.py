@@ -81,3 +81,33 @@ def test_bad_columns_are_refused():
         tf.serialize_sequence_columns(None, {"a": np.zeros(3, np.int64)})
     with pytest.raises(ValueError):
         tf.serialize_sequence_columns(None, {"a": [[[1]], [[2]]]}, n=3)
+
+
+def test_message_serialization_through_c_equals_the_python_path(monkeypatch):
+    from tfnano import _sequence_columns
+    rng = np.random.default_rng(5)
+    messages = []
+    for _ in range(30):
+        s = tf.train.SequenceExample()
+        s.context.feature["c"].float_list.value.append(0.5)
+        for key in ("a", "b\x01", "\u00e9", "z"):
+            if rng.random() < 0.3:
+                continue
+            kind = rng.choice(["int64", "float", "bytes", "mixed"])
+            fl = s.feature_lists.feature_list[key]
+            for _ in range(rng.integers(0, 4)):
+                k = rng.choice(["int64", "float", "bytes", "none"]) if kind == "mixed" else kind
+                f = fl.feature.add()
+                m = int(rng.integers(0, 3))
+                if k == "int64":
+                    f.int64_list.value.extend([int(v) for v in rng.integers(-2 ** 62, 2 ** 62, m)])
+                elif k == "float":
+                    f.float_list.value.extend(rng.random(m).astype(np.float32).tolist())
+                elif k == "bytes":
+                    f.bytes_list.value.extend([b"a\x00", b"", b"\xff"][:m])
+        messages.append(s)
+    fast = [m.SerializeToString() for m in messages]
+    monkeypatch.setattr(_sequence_columns, "encode_feature_lists", lambda items: None)
+    slow = [m.SerializeToString() for m in messages]
+    assert fast == slow
+    assert [tf.train.SequenceExample.FromString(b) for b in fast] == messages

@@ -83,3 +83,75 @@ def serialize_sequence_columns(context=None, feature_lists=None, n=None):
     data = bytes(data)
     o = offsets.tolist()
     return [data[o[i]:o[i + 1]] for i in range(n)]
+
+
+_NUMERIC = {"int64_list": (np.int64, "int64_t[]"), "float_list": (np.float32, "float[]")}
+
+
+def _message_list(key, features, keep):
+    """One FeatureList's Features -> a tfn_list_column of one example, or None when the
+    steps are not one kind (a kind-less step, or kinds mixed): the caller then
+    serializes in Python."""
+    kinds = {f.WhichOneof("kind") for f in features}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    kind = kinds.pop()
+    lists = [getattr(f, kind).value for f in features]
+    lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    splits = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=splits[1:])
+    col = ffi.new("tfn_list_column *")
+    kb = key.encode("utf-8")
+    keep += [kb, splits]
+    col.steps.key, col.steps.key_len = ffi.from_buffer(kb), len(kb)
+    col.steps.row_splits = ffi.from_buffer("int64_t[]", splits)
+    if kind == "bytes_list":
+        flat = [b for lst in lists for b in lst]
+        offs = np.zeros(len(flat) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, flat), dtype=np.int64, count=len(flat)), out=offs[1:])
+        data = b"".join(flat) or b"\0"
+        keep += [data, offs]
+        col.steps.dtype = lib.TFN_BYTES
+        col.steps.values = ffi.from_buffer(data)
+        col.steps.byte_offsets = ffi.from_buffer("int64_t[]", offs)
+    else:
+        dtype, ctype = _NUMERIC[kind]
+        flat = np.fromiter((v for lst in lists for v in lst), dtype=dtype,
+                           count=int(splits[-1]))
+        keep.append(flat)
+        col.steps.dtype = lib.TFN_INT64 if kind == "int64_list" else lib.TFN_FLOAT32
+        col.steps.values = ffi.from_buffer(ctype, flat) if flat.size else ffi.NULL
+    ex_splits = np.asarray([0, len(lists)], dtype=np.int64)
+    keep.append(ex_splits)
+    col.example_splits = ffi.from_buffer("int64_t[]", ex_splits)
+    return col
+
+
+def encode_feature_lists(items):
+    """The body of a FeatureLists message from (key, [Feature, ...]) pairs, written by
+    tfn_encode_sequences; None when a list is not expressible as a column."""
+    keep = []
+    cols = []
+    for key, features in items:
+        col = _message_list(key, features, keep)
+        if col is None:
+            return None
+        cols.append(col)
+    if not cols:
+        return None
+    arr = ffi.new("tfn_list_column[]", len(cols))
+    for i, c in enumerate(cols):
+        arr[i] = c[0]
+    err = _ffi.new_error()
+    total = ffi.new("uint64_t *")
+    _ffi.check(lib.tfn_encode_sequences_size(ffi.NULL, 0, arr, len(cols), 1, ffi.NULL, total,
+                                             err), err)
+    data = bytearray(int(total[0]))
+    written = ffi.new("size_t *")
+    _ffi.check(lib.tfn_encode_sequences(ffi.NULL, 0, arr, len(cols), 1, ffi.from_buffer(data),
+                                        len(data), ffi.NULL, written, err), err)
+    del keep
+    pos = 1  # the feature_lists tag (12), then its length varint, then the body
+    while data[pos] & 0x80:
+        pos += 1
+    return bytes(data[pos + 1:])

@@ -256,6 +256,13 @@ class FeatureLists(Message):
             lines.append("%s  }\n%s}\n" % (ind, ind))
 
     def SerializeToString(self, deterministic=None):
+        # one C call (tfn_encode_sequences) when every list's steps are one kind; the
+        # Python path below otherwise (same bytes)
+        from ._sequence_columns import encode_feature_lists
+        fast = encode_feature_lists([(k, list(v.feature))
+                                     for k, v in self._feature_list._d.items()])
+        if fast is not None:
+            return fast
         out = []
         for k in sorted(self._feature_list._d, key=lambda s: s.encode("utf-8")):
             entry = _t._wrap(1, k.encode("utf-8")) + _t._wrap(
