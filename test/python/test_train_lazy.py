@@ -13,8 +13,8 @@ pb = example_pb2()
 
 
 def det(msg):
-    return msg.SerializeToString(deterministic=True) if hasattr(msg, "DESCRIPTOR") and \
-        msg.DESCRIPTOR is not None else msg.SerializeToString()
+    """protobuf's deterministic bytes (tfnano accepts the argument; its bytes always are)."""
+    return msg.SerializeToString(deterministic=True)
 
 
 def build(m, ids, labels, name=b"x"):
@@ -56,7 +56,7 @@ def test_numpy_rows_are_copied_at_construction():
 
 
 def test_editing_the_source_messages_leaves_the_example_alone():
-    ids, labels = rows()
+    ids, _ = rows()
     out = {}
     for m in (tf.train, pb):
         lst = m.Int64List(value=ids)
@@ -76,7 +76,7 @@ def test_editing_the_source_messages_leaves_the_example_alone():
 
 
 def test_editing_the_example_leaves_the_sources_alone():
-    ids, labels = rows()
+    ids, _ = rows()
     out = {}
     for m in (tf.train, pb):
         feat = m.Feature(bytes_list=m.BytesList(value=[b"a", b"b"]))
@@ -140,3 +140,23 @@ def test_no_reference_cycles_per_example():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_lists_edited_before_and_after_wrapping():
+    out = {}
+    for m in (tf.train, pb):
+        ints = m.Int64List(value=[1, 2])
+        ints.value.append(3)  # values now held as a Python list
+        names = [b"a"]
+        blist = m.BytesList(value=names)
+        names.append(b"b")  # the caller's list is not the message's
+        blist.value.append(b"c")
+        fs = m.Features(feature={"i": m.Feature(int64_list=ints),
+                                 "b": m.Feature(bytes_list=blist)})
+        ints.value.append(4)
+        ints.value[0] = 9
+        blist.value[0] = b"z"
+        out[m] = (ints, blist, fs, m.Example(features=fs))
+    for a, b in zip(out[tf.train], out[pb]):
+        same(a, b)
+    assert list(out[tf.train][2].feature["i"].int64_list.value) == [1, 2, 3]
