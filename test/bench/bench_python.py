@@ -446,7 +446,7 @@ def ratios(rows):
         if work.endswith(" write") and case.startswith("tfnano tf.train.Example"):
             pb = _get([r for r in rows if r[0] == work], "protobuf example_pb2.Example")
             if pb is not None:
-                sp += ", %.1fx vs example_pb2" % (pb / per)
+                sp += (", " if sp else "") + "%.1fx vs example_pb2" % (pb / per)
         if work == "W1 write" and case.startswith("tfnano serialize_columns"):
             ref2 = _get(rows, "TensorFlow tf.train")
             sp = "" if ref2 is None else "%.0fx vs TF's tf.train.Example" % (ref2 / per)
