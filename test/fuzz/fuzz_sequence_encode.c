@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t nlists = next(data, size, &pos) % (MAXL + 1);
     int with_context = next(data, size, &pos) & 1;
     static list_data lists[MAXL];
-    tfn_list_column cols[MAXL];
+    tfn_list_column cols[MAXL] = {0};  /* zeroed: gcc -O2 cannot see that nlists <= MAXL entries are set */
     int keys_repeat = 0;
     size_t key_of[MAXL];
     for (size_t l = 0; l < nlists; l++) {
