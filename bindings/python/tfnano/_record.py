@@ -8,7 +8,7 @@ import threading
 import numpy as np
 
 from . import errors
-from ._tensor import Tensor, as_tensor
+from ._tensor import as_tensor
 
 
 class TFRecordCompressionType:
@@ -277,25 +277,6 @@ class RecordBatch:
         return "RecordBatch(%d records, %d bytes)" % (len(self), len(self.data))
 
 
-def _filenames(filenames):
-    from .data import Dataset
-    if filenames is None or isinstance(filenames, (int, float, np.number)):
-        raise _filename_error(filenames)
-    if isinstance(filenames, Dataset):
-        return [_fspath(f) for f in filenames]
-    if isinstance(filenames, (str, bytes, os.PathLike)) or hasattr(filenames, "read"):
-        return [filenames if hasattr(filenames, "read") else _fspath(filenames)]
-    if isinstance(filenames, np.ndarray):
-        return [_fspath(f) for f in filenames.reshape(-1).tolist()]
-    try:
-        items = list(filenames)
-    except TypeError:
-        raise TypeError("`filenames` must be a `tf.Tensor` of `tf.string` dtype or a "
-                        "`tf.data.Dataset` of scalar `tf.string`. Got %s."
-                        % type(filenames).__name__) from None
-    return [f if hasattr(f, "read") else _fspath(f) for f in items]
-
-
 def _is_url(p):
     return isinstance(p, str) and "://" in p and not p.startswith("file://")
 
@@ -350,112 +331,6 @@ def _open_reader(source, compression, buffer_size, on_damage="raise"):
         from ._fserrors import is_a_directory
         raise is_a_directory(source)  # TensorFlow's FailedPreconditionError, an OSError too
     return _backend().Reader(source, compression, buffer_size, on_damage)
-
-
-class _FileRecords:
-    """Iterates one file's records as 0-d string tensors (read 64 at a time); after a
-    DataLossError the file is finished (TFRecordDataset then moves on to the next
-    file). Records before a damaged one are all returned first."""
-
-    def __init__(self, source, compression, buffer_size):
-        self._r = _open_reader(source, compression, buffer_size)
-        self._done = False
-        self._pending = []
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if not self._pending:
-            if self._done:
-                raise StopIteration
-            try:
-                got = self._r.read_batch(64)
-            except errors.OpError:
-                self._done = True
-                self._r.close()
-                raise
-            if got is None:
-                self._done = True
-                self._r.close()
-                raise StopIteration
-            data, offsets = got
-            o = offsets.tolist()
-            mv = memoryview(data)
-            self._pending = [bytes(mv[o[i]:o[i + 1]]) for i in range(len(o) - 2, -1, -1)]
-        rec = self._pending.pop()
-        out = np.empty((), dtype=object)
-        out[()] = rec
-        return out.view(Tensor)
-
-
-class _Chain:
-    """Records of several files in order; an error ends only the current file."""
-
-    def __init__(self, files, opener):
-        self._files = list(files)
-        self._opener = opener
-        self._cur = None
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        while True:
-            if self._cur is None:
-                if not self._files:
-                    raise StopIteration
-                self._cur = self._opener(self._files.pop(0))
-            try:
-                return next(self._cur)
-            except StopIteration:
-                self._cur = None
-
-
-class _BatchReader:
-    """Reads `n` records at a time across files as RecordBatch objects."""
-
-    def __init__(self, files, compression, buffer_size, n, drop_remainder):
-        self._files = list(files)
-        self._args = (compression, buffer_size)
-        self._n = n
-        self._drop = drop_remainder
-        self._r = None
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        datas, offs, count = [], [], 0
-        while count < self._n:
-            if self._r is None:
-                if not self._files:
-                    break
-                self._r = _open_reader(self._files.pop(0), *self._args)
-            try:
-                got = self._r.read_batch(self._n - count)
-            except errors.OpError:
-                self._r.close()
-                self._r = None
-                raise
-            if got is None:
-                self._r.close()
-                self._r = None
-                continue
-            data, o = got
-            datas.append(data)
-            offs.append(o)
-            count += len(o) - 1
-        if count == 0 or (self._drop and count < self._n):
-            raise StopIteration
-        if len(datas) == 1:
-            return RecordBatch(datas[0], offs[0])
-        out_o = [np.zeros(1, dtype=np.int64)]
-        base = 0
-        for d, o in zip(datas, offs):
-            out_o.append(o[1:] + base)
-            base += len(d)
-        return RecordBatch(b"".join(bytes(d) for d in datas), np.concatenate(out_o))
 
 
 def _tf_compression(compression_type):

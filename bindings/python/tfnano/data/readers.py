@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import errors
 from .._ffi import ffi
+from .._record import _tf_compression
 from .._tensor import Tensor, as_tensor
 from . import plan
 from .plan import AUTOTUNE
@@ -405,14 +406,6 @@ def _filenames(filenames):
                         "`tf.data.Dataset` of scalar `tf.string`. Got %s."
                         % type(filenames).__name__) from None
     return [f if hasattr(f, "read") else _fspath(f) for f in items]
-
-
-def _tf_compression(compression_type):
-    if compression_type is None:
-        return ""
-    if isinstance(compression_type, bytes):
-        compression_type = compression_type.decode()
-    return str(compression_type)
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
