@@ -6,10 +6,7 @@
  * be written), then the example is written front to back and the encoded runs copied
  * in. Reading the caller's rows twice (size, then write) costs more than the copy:
  * rows of a wide column are pages apart and come from memory, not from the cache. */
-#include "example_internal.h"
-
-#include <float.h>
-#include <math.h>
+#include "column_internal.h"
 
 /* Scratch for encoded integer rows, per call: a column is staged when its longest row
  * fits in what is left (10 bytes per value, the longest varint); others are sized and
@@ -23,23 +20,6 @@ typedef struct col_view {
     uint8_t *stage; /* where this column's row is encoded, or NULL */
 } col_view;
 
-static int key_arg(const tfn_column *c)
-{
-    return (int)(c->key_len > 200 ? 200 : c->key_len);
-}
-
-/* Range of column values (numbers or strings) that example i owns. */
-static void row_range(const tfn_column *c, size_t i, size_t *begin, size_t *end)
-{
-    if (c->row_splits) {
-        *begin = (size_t)c->row_splits[i];
-        *end = (size_t)c->row_splits[i + 1];
-    } else {
-        *begin = i * c->width;
-        *end = *begin + c->width;
-    }
-}
-
 static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_row,
                         tfn_error *err)
 {
@@ -50,13 +30,13 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
         return tfn__fail_at(err, TFN_E_TYPE, 0, 0,
                             "column '%.*s': unsupported dtype %d (int64, int32, float32, "
                             "float64 or bytes expected)",
-                            key_arg(c), c->key, c->dtype);
+                            tfn__column_key_arg(c), c->key, c->dtype);
     size_t items;       /* numbers, or strings for a bytes column */
     size_t longest = 0; /* the example with the longest row */
     if (c->row_splits) {
         if (c->row_splits[0] != 0)
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, 0,
-                                "column '%.*s': row_splits[0] is %lld, expected 0", key_arg(c),
+                                "column '%.*s': row_splits[0] is %lld, expected 0", tfn__column_key_arg(c),
                                 c->key, (long long)c->row_splits[0]);
         *max_row = 0;
         for (size_t i = 0; i < n; i++) {
@@ -64,7 +44,7 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
                 return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
                                     "column '%.*s': row_splits decrease at example %zu (%lld "
                                     "then %lld)",
-                                    key_arg(c), c->key, i, (long long)c->row_splits[i],
+                                    tfn__column_key_arg(c), c->key, i, (long long)c->row_splits[i],
                                     (long long)c->row_splits[i + 1]);
             size_t row = (size_t)(c->row_splits[i + 1] - c->row_splits[i]);
             if (row > *max_row) {
@@ -74,7 +54,7 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
         }
         items = (size_t)c->row_splits[n];
     } else if (!tfn__mul_size(n, c->width, &items)) {
-        return tfn__fail(err, TFN_E_LIMIT, "column '%.*s': %zu x %zu values overflow", key_arg(c),
+        return tfn__fail(err, TFN_E_LIMIT, "column '%.*s': %zu x %zu values overflow", tfn__column_key_arg(c),
                          c->key, n, c->width);
     } else {
         *max_row = n ? c->width : 0;
@@ -89,52 +69,21 @@ static int check_column(const tfn_column *c, size_t idx, size_t n, size_t *max_r
         return tfn__fail_at(err, TFN_E_LIMIT, 0, longest,
                             "column '%.*s': example %zu has %zu values, more than fit in "
                             "protobuf's 2 GiB message limit",
-                            key_arg(c), c->key, longest, *max_row);
+                            tfn__column_key_arg(c), c->key, longest, *max_row);
     if (items && !c->values)
-        return tfn__fail(err, TFN_E_INVALID_ARG, "column '%.*s': values is NULL", key_arg(c),
+        return tfn__fail(err, TFN_E_INVALID_ARG, "column '%.*s': values is NULL", tfn__column_key_arg(c),
                          c->key);
     if (c->dtype == TFN_BYTES) {
         if (items && !c->byte_offsets)
             return tfn__fail(err, TFN_E_INVALID_ARG,
-                             "bytes column '%.*s': byte_offsets is NULL", key_arg(c), c->key);
+                             "bytes column '%.*s': byte_offsets is NULL", tfn__column_key_arg(c), c->key);
         for (size_t k = 0; k < items; k++)
             if (c->byte_offsets[k + 1] < c->byte_offsets[k] || c->byte_offsets[k] < 0)
                 return tfn__fail(err, TFN_E_INVALID_ARG,
                                  "bytes column '%.*s': byte_offsets decrease at string %zu",
-                                 key_arg(c), c->key, k);
+                                 tfn__column_key_arg(c), c->key, k);
     }
     return TFN_OK;
-}
-
-/* Bytes of the values of column c in example i (packed run or bytes elements). */
-static uint64_t payload_size(const tfn_column *c, size_t i)
-{
-    size_t b, e;
-    row_range(c, i, &b, &e);
-    if (b == e) /* values may be NULL when no row has any: no pointer into it */
-        return 0;
-    switch (c->dtype) {
-    case TFN_INT64:
-        return tfn__int64s_payload((const int64_t *)c->values + b, e - b);
-    case TFN_INT32:
-        return tfn__int32s_payload((const int32_t *)c->values + b, e - b);
-    case TFN_FLOAT32:
-    case TFN_FLOAT64:
-        return (uint64_t)(e - b) * 4;
-    default: {
-        uint64_t size = 0;
-        for (size_t k = b; k < e; k++)
-            size += tfn__len_field_size((uint64_t)(c->byte_offsets[k + 1] - c->byte_offsets[k]));
-        return size;
-    }
-    }
-}
-
-static int kind_of(int dtype)
-{
-    return dtype == TFN_BYTES ? TFN_KIND_BYTES
-           : (dtype == TFN_FLOAT32 || dtype == TFN_FLOAT64) ? TFN_KIND_FLOAT
-                                                              : TFN_KIND_INT64;
 }
 
 /* Size of example i and of its Features message. Payload sizes are read from
@@ -145,10 +94,10 @@ static uint64_t example_size(const col_view *cols, size_t ncols, size_t i, uint6
     uint64_t features = 0;
     for (size_t k = 0; k < ncols; k++) {
         const tfn_column *c = cols[k].c;
-        uint64_t payload = cached ? payloads[k] : payload_size(c, i);
+        uint64_t payload = cached ? payloads[k] : tfn__column_payload(c, i);
         if (!cached && payloads)
             payloads[k] = payload;
-        uint64_t feature = tfn__feature_size(kind_of(c->dtype), payload);
+        uint64_t feature = tfn__feature_size(tfn__column_kind(c->dtype), payload);
         features += tfn__len_field_size(tfn__entry_size(c->key_len, feature));
     }
     if (features_out)
@@ -156,51 +105,6 @@ static uint64_t example_size(const col_view *cols, size_t ncols, size_t i, uint6
     return ncols ? tfn__len_field_size(features) : 0;
 }
 
-static float to_float32(double d)
-{
-    /* out-of-range doubles become infinities, as protobuf stores them (and without
-     * the undefined behaviour of a plain out-of-range conversion) */
-    if (d > FLT_MAX)
-        return (float)INFINITY;
-    if (d < -FLT_MAX)
-        return -(float)INFINITY;
-    return (float)d;
-}
-
-static uint8_t *write_values(uint8_t *p, const tfn_column *c, size_t i)
-{
-    size_t b, e;
-    row_range(c, i, &b, &e);
-    if (b == e)
-        return p;
-    switch (c->dtype) {
-    case TFN_INT64:
-        return tfn__put_int64s(p, (const int64_t *)c->values + b, e - b);
-    case TFN_INT32:
-        return tfn__put_int32s(p, (const int32_t *)c->values + b, e - b);
-    case TFN_FLOAT32:
-        return tfn__put_floats(p, (const float *)c->values + b, e - b);
-    case TFN_FLOAT64: {
-        const double *v = (const double *)c->values + b;
-        for (size_t k = 0; k < e - b; k++, p += 4)
-            tfn__store_le32(p, tfn__float_bits(to_float32(v[k])));
-        return p;
-    }
-    default: {
-        const uint8_t *buf = c->values;
-        for (size_t k = b; k < e; k++) {
-            size_t len = (size_t)(c->byte_offsets[k + 1] - c->byte_offsets[k]);
-            p = tfn__put_len_prefix(p, TAG_LIST_PACKED, len);
-            if (len)
-                memcpy(p, buf + c->byte_offsets[k], len);
-            p += len;
-        }
-        return p;
-    }
-    }
-}
-
-/* Validates the columns and fills `cols` with them sorted by key. */
 static int prepare(const tfn_column *columns, size_t ncols, size_t n, col_view *cols,
                    tfn_error *err)
 {
@@ -218,7 +122,7 @@ static int prepare(const tfn_column *columns, size_t ncols, size_t n, col_view *
             int cmp = tfn__key_cmp(prev->key, prev->key_len, columns[k].key, columns[k].key_len);
             if (cmp == 0)
                 return tfn__fail(err, TFN_E_INVALID_ARG, "column key '%.*s' appears twice",
-                                 key_arg(&columns[k]), columns[k].key);
+                                 tfn__column_key_arg(&columns[k]), columns[k].key);
             if (cmp < 0)
                 break;
             cols[at] = cols[at - 1];
@@ -337,11 +241,11 @@ static uint64_t stage_example(const col_view *cols, size_t ncols, size_t i, uint
     for (size_t k = 0; k < ncols; k++) {
         const col_view *v = &cols[k];
         if (!v->stage) {
-            pay[k] = payload_size(v->c, i);
+            pay[k] = tfn__column_payload(v->c, i);
             continue;
         }
         size_t b, e;
-        row_range(v->c, i, &b, &e);
+        tfn__column_range(v->c, i, &b, &e);
         if (b == e) {
             pay[k] = 0;
             continue;
@@ -360,13 +264,13 @@ static uint8_t *write_example(uint8_t *p, const col_view *cols, size_t ncols, si
     p = tfn__put_len_prefix(p, TAG_EXAMPLE_FEATURES, features);
     for (size_t k = 0; k < ncols; k++) {
         const tfn_column *c = cols[k].c;
-        int kind = kind_of(c->dtype);
+        int kind = tfn__column_kind(c->dtype);
         uint64_t feature = tfn__feature_size(kind, pay[k]);
         p = tfn__put_entry_head(p, c->key, c->key_len, tfn__entry_size(c->key_len, feature),
                                 feature);
         p = tfn__put_feature_head(p, kind, pay[k]);
         if (!cols[k].stage) {
-            p = write_values(p, c, i);
+            p = tfn__column_write(p, c, i);
         } else if (pay[k]) {
             memcpy(p, cols[k].stage, (size_t)pay[k]);
             p += pay[k];

@@ -6,10 +6,7 @@
  * key -> FeatureList, sorted by key bytes; a FeatureList is one Feature per step).
  * Every nested length is computed from the values first (one sizing pass per example),
  * then the example is written front to back into the caller's buffer. */
-#include "example_internal.h"
-
-#include <float.h>
-#include <math.h>
+#include "column_internal.h"
 
 enum {
     TAG_SEQ_CONTEXT = TFN_TAG(1, TFN_WT_LEN),
@@ -20,97 +17,9 @@ enum {
 
 static int list_key_arg(const tfn_list_column *l)
 {
-    return (int)(l->steps.key_len > 200 ? 200 : l->steps.key_len);
+    return tfn__column_key_arg(&l->steps);
 }
 
-static int list_kind(int dtype)
-{
-    return dtype == TFN_BYTES                                   ? TFN_KIND_BYTES
-           : (dtype == TFN_FLOAT32 || dtype == TFN_FLOAT64) ? TFN_KIND_FLOAT
-                                                              : TFN_KIND_INT64;
-}
-
-/* Values (or strings) of step s. */
-static void step_range(const tfn_column *c, size_t s, size_t *begin, size_t *end)
-{
-    if (c->row_splits) {
-        *begin = (size_t)c->row_splits[s];
-        *end = (size_t)c->row_splits[s + 1];
-    } else {
-        *begin = s * c->width;
-        *end = *begin + c->width;
-    }
-}
-
-/* Bytes of the values of step s (a packed run, or the bytes list's elements). */
-static uint64_t step_payload(const tfn_column *c, size_t s)
-{
-    size_t b, e;
-    step_range(c, s, &b, &e);
-    if (b == e)
-        return 0;
-    switch (c->dtype) {
-    case TFN_INT64:
-        return tfn__int64s_payload((const int64_t *)c->values + b, e - b);
-    case TFN_INT32:
-        return tfn__int32s_payload((const int32_t *)c->values + b, e - b);
-    case TFN_FLOAT32:
-    case TFN_FLOAT64:
-        return (uint64_t)(e - b) * 4;
-    default: {
-        uint64_t size = 0;
-        for (size_t k = b; k < e; k++)
-            size += tfn__len_field_size((uint64_t)(c->byte_offsets[k + 1] - c->byte_offsets[k]));
-        return size;
-    }
-    }
-}
-
-static float narrow_float(double d)
-{
-    /* out-of-range doubles become infinities, as protobuf stores them */
-    if (d > FLT_MAX)
-        return (float)INFINITY;
-    if (d < -FLT_MAX)
-        return -(float)INFINITY;
-    return (float)d;
-}
-
-static uint8_t *write_step_values(uint8_t *p, const tfn_column *c, size_t s)
-{
-    size_t b, e;
-    step_range(c, s, &b, &e);
-    if (b == e)
-        return p;
-    switch (c->dtype) {
-    case TFN_INT64:
-        return tfn__put_int64s(p, (const int64_t *)c->values + b, e - b);
-    case TFN_INT32:
-        return tfn__put_int32s(p, (const int32_t *)c->values + b, e - b);
-    case TFN_FLOAT32:
-        return tfn__put_floats(p, (const float *)c->values + b, e - b);
-    case TFN_FLOAT64: {
-        const double *v = (const double *)c->values + b;
-        for (size_t k = 0; k < e - b; k++, p += 4)
-            tfn__store_le32(p, tfn__float_bits(narrow_float(v[k])));
-        return p;
-    }
-    default: {
-        const uint8_t *buf = c->values;
-        for (size_t k = b; k < e; k++) {
-            size_t len = (size_t)(c->byte_offsets[k + 1] - c->byte_offsets[k]);
-            p = tfn__put_len_prefix(p, TAG_LIST_PACKED, len);
-            if (len)
-                memcpy(p, buf + c->byte_offsets[k], len);
-            p += len;
-        }
-        return p;
-    }
-    }
-}
-
-/* Checks one feature list's arrays before any value is read: splits that start at 0
- * and never decrease, steps that could fit in a message, string offsets in order. */
 static int check_list(const tfn_list_column *l, size_t idx, size_t n, tfn_error *err)
 {
     const tfn_column *c = &l->steps;
@@ -214,10 +123,10 @@ static int sort_lists(const tfn_list_column *lists, size_t nlists, size_t n,
 /* Size of the FeatureList of list l in example i. */
 static uint64_t feature_list_size(const tfn_list_column *l, size_t i)
 {
-    int kind = list_kind(l->steps.dtype);
+    int kind = tfn__column_kind(l->steps.dtype);
     uint64_t size = 0;
     for (size_t s = (size_t)l->example_splits[i]; s < (size_t)l->example_splits[i + 1]; s++)
-        size += tfn__len_field_size(tfn__feature_size(kind, step_payload(&l->steps, s)));
+        size += tfn__len_field_size(tfn__feature_size(kind, tfn__column_payload(&l->steps, s)));
     return size;
 }
 
@@ -244,7 +153,7 @@ static uint8_t *write_lists(uint8_t *p, const tfn_list_column *const *sorted, si
     for (size_t k = 0; k < nlists; k++) {
         const tfn_list_column *l = sorted[k];
         const tfn_column *c = &l->steps;
-        int kind = list_kind(c->dtype);
+        int kind = tfn__column_kind(c->dtype);
         p = tfn__put_len_prefix(p, TAG_LISTS_ENTRY, tfn__entry_size(c->key_len, fl[k]));
         p = tfn__put_len_prefix(p, TAG_ENTRY_KEY, c->key_len);
         if (c->key_len)
@@ -253,10 +162,10 @@ static uint8_t *write_lists(uint8_t *p, const tfn_list_column *const *sorted, si
         p = tfn__put_len_prefix(p, TAG_ENTRY_VALUE, fl[k]);
         for (size_t s = (size_t)l->example_splits[i]; s < (size_t)l->example_splits[i + 1];
              s++) {
-            uint64_t payload = step_payload(c, s);
+            uint64_t payload = tfn__column_payload(c, s);
             p = tfn__put_len_prefix(p, TAG_LIST_FEATURE, tfn__feature_size(kind, payload));
             p = tfn__put_feature_head(p, kind, payload);
-            p = write_step_values(p, c, s);
+            p = tfn__column_write(p, c, s);
         }
     }
     return p;
