@@ -13,7 +13,7 @@ import numpy as np
 from . import _ffi, _malloc
 from . import dtypes as _dt
 from ._outbuf import Carver
-from ._tensor import Tensor, as_tensor
+from ._tensor import Tensor
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
 ffi = _ffi.ffi
@@ -150,6 +150,36 @@ def _validate(features):
     return out
 
 
+def fill_dense_config(cfg, c, keep):
+    """Fills one tfn_feature_config from a validated FixedLen / FixedLenSequence
+    _Config; what the C side points at (key, shape, default) is appended to `keep`."""
+    key = ffi.new("char[]", c.kb)
+    shape = ffi.new("int64_t[]", [(-1 if d is None else d) for d in c.shape] or [0])
+    keep.extend((key, shape))
+    cfg.key, cfg.key_len = key, len(c.kb)
+    cfg.type = lib.TFN_FIXED_LEN_SEQUENCE if c.seq else lib.TFN_FIXED_LEN
+    cfg.dtype = _NATIVE_DTYPE[c.dtype.name]
+    cfg.shape, cfg.rank = shape, len(c.shape)
+    cfg.allow_missing = 1 if c.seq else 0
+    if c.default is None:
+        return
+    if c.dtype is _dt.string:
+        views = ffi.new("tfn_bytes[]", max(1, len(c.default)))
+        for j, b in enumerate(c.default):
+            if b:
+                bb = ffi.from_buffer(b)
+                keep.append(bb)
+                views[j].data = bb
+            views[j].len = len(b)
+        keep.append(views)
+        cfg.default_value = views
+    else:
+        buf = ffi.from_buffer(c.default)
+        keep.append((c.default, buf))
+        cfg.default_value = buf
+    cfg.default_count = len(c.default)
+
+
 class _Spec:
     """A compiled tfn_spec plus the output layout of each feature."""
 
@@ -161,39 +191,12 @@ class _Spec:
         keep = []
         self.out_dtype = []
         for i, c in enumerate(configs):
-            k = ffi.new("char[]", c.kb)
-            keep.append(k)
-            cfg[i].key = k
-            cfg[i].key_len = len(c.kb)
-            cfg[i].type = lib.TFN_FIXED_LEN_SEQUENCE if c.seq else lib.TFN_FIXED_LEN
-            cfg[i].dtype = _NATIVE_DTYPE[c.dtype.name]
+            fill_dense_config(cfg[i], c, keep)
             od = cfg[i].dtype
             if od == lib.TFN_INT64 and c.key in out_int32:
                 od = lib.TFN_INT32
             cfg[i].out_dtype = od if od != cfg[i].dtype else lib.TFN_DTYPE_NONE
             self.out_dtype.append(od)
-            shp = ffi.new("int64_t[]", [(-1 if d is None else d) for d in c.shape] or [0])
-            keep.append(shp)
-            cfg[i].shape = shp
-            cfg[i].rank = len(c.shape)
-            cfg[i].allow_missing = 1 if c.seq else 0
-            if c.default is not None:
-                if c.dtype is _dt.string:
-                    views = ffi.new("tfn_bytes[]", max(1, len(c.default)))
-                    for j, b in enumerate(c.default):
-                        if b:
-                            bb = ffi.from_buffer(b)
-                            keep.append(bb)
-                            views[j].data = bb
-                        views[j].len = len(b)
-                    keep.append(views)
-                    cfg[i].default_value = views
-                else:
-                    buf = ffi.from_buffer(c.default)
-                    keep.append(c.default)
-                    keep.append(buf)
-                    cfg[i].default_value = buf
-                cfg[i].default_count = len(c.default)
         out = ffi.new("tfn_spec **")
         err = _ffi.new_error()
         rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)

@@ -225,31 +225,7 @@ class _Plan:
         cfg = ffi.new("tfn_feature_config[]", n)
         keep = []
         for i, c in enumerate(self.dense):
-            kb = ffi.new("char[]", c.kb)
-            keep.append(kb)
-            cfg[i].key, cfg[i].key_len = kb, len(c.kb)
-            cfg[i].type = lib.TFN_FIXED_LEN_SEQUENCE if c.seq else lib.TFN_FIXED_LEN
-            cfg[i].dtype = _p._NATIVE_DTYPE[c.dtype.name]
-            shp = ffi.new("int64_t[]", [(-1 if d is None else d) for d in c.shape] or [0])
-            keep.append(shp)
-            cfg[i].shape, cfg[i].rank = shp, len(c.shape)
-            cfg[i].allow_missing = 1 if c.seq else 0
-            if c.default is not None:
-                if c.dtype is _dt.string:
-                    views = ffi.new("tfn_bytes[]", max(1, len(c.default)))
-                    for j, b in enumerate(c.default):
-                        if b:
-                            bb = ffi.from_buffer(b)
-                            keep.append(bb)
-                            views[j].data = bb
-                        views[j].len = len(b)
-                    keep.append(views)
-                    cfg[i].default_value = views
-                else:
-                    buf = ffi.from_buffer(c.default)
-                    keep.append((c.default, buf))
-                    cfg[i].default_value = buf
-                cfg[i].default_count = len(c.default)
+            _p.fill_dense_config(cfg[i], c, keep)
         for m, (key, dt) in enumerate(self.var):
             i = len(self.dense) + m
             kb = ffi.new("char[]", key.encode("utf-8"))
