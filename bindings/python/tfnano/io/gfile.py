@@ -107,6 +107,17 @@ def _glob_local(pattern):
     return out
 
 
+def _source_and_target(src, dst, overwrite):
+    """rename's and copy's checks (src exists; dst absent unless overwrite), as
+    TensorFlow makes them; returns the names and their local paths (None for URLs)."""
+    src, dst = _str(src), _str(dst)
+    if not gfile.exists(src):
+        raise _fserrors.not_found(src)
+    if not overwrite and gfile.exists(dst):
+        raise _fserrors.already_exists(dst)
+    return src, dst, _local(src), _local(dst)
+
+
 class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
     """``tf.io.gfile``: paths through ``os``, URLs through fsspec."""
 
@@ -233,12 +244,7 @@ class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
     @staticmethod
     def rename(src, dst, overwrite=False):
         """Moves src to dst; AlreadyExistsError when dst exists unless overwrite."""
-        src, dst = _str(src), _str(dst)
-        if not gfile.exists(src):
-            raise _fserrors.not_found(src)
-        if not overwrite and gfile.exists(dst):
-            raise _fserrors.already_exists(dst)
-        ls, ld = _local(src), _local(dst)
+        src, dst, ls, ld = _source_and_target(src, dst, overwrite)
         if ls is not None and ld is not None:
             try:
                 _os.replace(ls, ld)
@@ -255,12 +261,7 @@ class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
     @staticmethod
     def copy(src, dst, overwrite=False):
         """Copies a file; AlreadyExistsError when dst exists unless overwrite."""
-        src, dst = _str(src), _str(dst)
-        if not gfile.exists(src):
-            raise _fserrors.not_found(src)
-        if not overwrite and gfile.exists(dst):
-            raise _fserrors.already_exists(dst)
-        ls, ld = _local(src), _local(dst)
+        src, dst, ls, ld = _source_and_target(src, dst, overwrite)
         if ls is not None and ld is not None:
             try:
                 _shutil.copyfile(ls, ld)
