@@ -474,6 +474,9 @@ typedef struct tfn_output {
 } tfn_output;
 
 /* Step 2: decodes the scanned batch into outputs[0 .. tfn_spec_size()).
+ * Thread-safety: fill only reads the parser's scan, so several threads may fill
+ * disjoint features of one scan at once (each passing NULL values for the features
+ * it leaves to the others); no scan may run on the parser meanwhile.
  * @return TFN_OK, TFN_E_BUF_TOO_SMALL (a capacity is short: message names the
  *         feature and the size needed), TFN_E_OUT_OF_RANGE (an int64 value does not
  *         fit int32 output: message names feature, example and value),

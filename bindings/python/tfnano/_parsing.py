@@ -390,6 +390,9 @@ def _remember(features, spec):
 
 # ----------------------------------------------------------------- record views
 
+_ONLY_BYTES = frozenset((bytes,))
+
+
 class _Records:
     """n serialized records as a tfn_bytes array (and what keeps their memory alive)."""
 
@@ -423,7 +426,7 @@ class _Records:
         elif not isinstance(items, list):
             items = list(items)
         n = len(items)
-        for i, x in enumerate(items):
+        for i, x in enumerate(items if not _ONLY_BYTES.issuperset(map(type, items)) else ()):
             if x.__class__ is not bytes:
                 if isinstance(x, str):
                     items[i] = x.encode("utf-8")
@@ -647,6 +650,10 @@ def _out_specs(features, lead):
     """{key: Spec} of parse outputs, record shapes prefixed by `lead`."""
     if isinstance(features, _Symbol) or not isinstance(features, dict):
         raise _TraceError("the features argument must be a Python dict")
+    from .io import _kinds
+    adopted, kinds = _kinds.adopt(features)
+    if kinds:  # SparseTensor / RaggedTensor outputs: CompositeSpecs
+        return _kinds.trace_specs(adopted, lead)
     spec = get_spec(features)
     out = {}
     for c in spec.configs:
@@ -668,6 +675,11 @@ def _single_infer(serialized, features, example_names=None, name=None):
 def _single_batch(serialized, features, example_names=None, name=None, _tfn_int32=()):
     """parse_single_example over a batch of records = parse_example of the batch."""
     sink = getattr(LENGTHS, "table", None)
+    from .io import _kinds
+    adopted, kinds = _kinds.adopt(features)
+    if kinds:
+        return _kinds.parse_records_batched(serialized, adopted, example_names,
+                                            tuple(_tfn_int32), sink)
     spec = get_spec(features, tuple(_tfn_int32), None, sink is not None)
     names = None
     if example_names is not None:
@@ -731,9 +743,16 @@ def parse_example(serialized, features, example_names=None, name=None):
     return run(spec, serialized, example_names)
 
 
-@traceable("parse_single_example", batch=_single_batch, infer=_single_infer)
 def parse_single_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_single_example``: one serialized Example -> {key: array}."""
+    if serialized.__class__ is _Symbol and isinstance(features, dict):
+        from .io import _kinds
+        if _kinds.batchable(features) is not None:  # traced, run per record
+            return _parse_single_per_record(serialized, features, example_names, name)
+    return _parse_single(serialized, features, example_names, name)
+
+
+def _parse_single_impl(serialized, features, example_names=None, name=None):
     if serialized.__class__ is bytes and example_names is None:
         spec = _fast_spec(features)
         if spec:
@@ -758,6 +777,13 @@ def parse_single_example(serialized, features, example_names=None, name=None):
         return spec.parse_one(serialized)
     return run(spec, [serialized], None if example_names is None else [example_names],
                single=True)
+
+
+_parse_single = traceable("parse_single_example", batch=_single_batch,
+                          infer=_single_infer)(_parse_single_impl)
+_parse_single_per_record = traceable(
+    "parse_single_example of RaggedFeature row partitions (checked per record)",
+    batch=None, infer=_single_infer)(_parse_single_impl)
 
 
 def _parser_infer(parser, serialized, names=None):

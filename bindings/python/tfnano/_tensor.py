@@ -242,12 +242,20 @@ def _cast_infer(x, dtype, name=None):
             raise UnimplementedError(None, None, "Cast %s to %s is not supported"
                                      % (_dt.as_dtype(src).name, dt.name))
         return Spec(object, x.spec.shape)
+    if hasattr(x.spec, "kind"):  # a traced SparseTensor / RaggedTensor: its values
+        return x.spec.with_dtype(dt.as_numpy_dtype)
     return Spec(dt.as_numpy_dtype, x.spec.shape)
 
 
-@traceable("cast", batch="elementwise", infer=_cast_infer)
+@traceable("cast", batch="elementwise", infer=_cast_infer, composites=True)
 def cast(x, dtype, name=None):
-    """``tf.cast``: numeric conversion (float to int truncates toward zero)."""
+    """``tf.cast``: numeric conversion (float to int truncates toward zero); a
+    SparseTensor or RaggedTensor gets its values cast."""
+    kind = type(x).__name__
+    if kind == "SparseTensor" and hasattr(x, "dense_shape"):
+        return type(x)._make(x.indices, cast(x.values, dtype), x.dense_shape)
+    if kind == "RaggedTensor" and hasattr(x, "with_flat_values"):
+        return x.with_flat_values(cast(x.flat_values, dtype))
     dt = _dt.as_dtype(dtype)
     arr = x if isinstance(x, np.ndarray) else _infer(x)
     if dt is _dt.string or arr.dtype == object:

@@ -57,6 +57,43 @@ class Spec:
         return "Spec(%s, %s)" % (self.dtype, self.shape)
 
 
+class CompositeSpec(Spec):
+    """A traced SparseTensor (kind "sparse") or RaggedTensor (kind "ragged"): dtype of
+    its values, its shape (None for sizes that vary), and for a RaggedTensor its
+    ragged_rank and row-splits dtype. Only ops declared with ``composites=True`` take
+    such a value; any other op refuses it with a TraceError (the function then runs
+    per record)."""
+    __slots__ = ("kind", "ragged_rank", "row_splits_dtype")
+
+    def __init__(self, kind, dtype, shape, ragged_rank=0, row_splits_dtype=None):
+        Spec.__init__(self, dtype, shape)
+        self.kind = kind
+        self.ragged_rank = ragged_rank
+        self.row_splits_dtype = row_splits_dtype
+
+    def with_dtype(self, dtype):
+        return CompositeSpec(self.kind, dtype, self.shape, self.ragged_rank,
+                             self.row_splits_dtype)
+
+    def batched(self, size=None):
+        """The spec of a batch of such values (tf.data's batch rules)."""
+        shape = None if self.shape is None else (size,) + self.shape
+        rank = self.ragged_rank + 1 if self.kind == "ragged" else 0
+        return CompositeSpec(self.kind, self.dtype, shape, rank, self.row_splits_dtype)
+
+    @property
+    def type_name(self):
+        return "SparseTensor" if self.kind == "sparse" else "RaggedTensor"
+
+    def __repr__(self):
+        return "%sSpec(%s, %s)" % (self.type_name, self.dtype, self.shape)
+
+
+def is_composite(x):
+    """True for a Symbol standing for a SparseTensor or RaggedTensor."""
+    return isinstance(x, Symbol) and isinstance(x.spec, CompositeSpec)
+
+
 class Symbol:
     """A value of the traced function that exists only once the data flows: one
     record's tensor. Supports the operators and methods that have traceable ops."""
@@ -128,6 +165,16 @@ class Symbol:
     # Operators and methods: resolved through ops registered under these names, so
     # that this module needs no op of its own (see OPERATORS).
     def __getattr__(self, name):
+        if isinstance(self.spec, CompositeSpec):  # ops registered as "sparse.values"
+            op = OPERATORS.get("%s.%s" % (self.spec.kind, name))
+            if op is None:
+                if name.startswith("__"):
+                    raise AttributeError(name)
+                raise TraceError("%s.%s is not available on a traced %s"
+                                 % (self.spec.type_name, name, self.spec.type_name))
+            # properties (.values, .indices) are computed at once, methods bound
+            return op(self) if getattr(op, "_tfn_property", False) else \
+                functools.partial(op, self)
         op = OPERATORS.get(name)
         if op is None:
             raise AttributeError("%r: attribute %r is not available on a traced tensor"
@@ -290,8 +337,9 @@ def active_graph():
 
 
 class _Op:
-    def __init__(self, name, fn, batch, infer):
+    def __init__(self, name, fn, batch, infer, composites=False):
         self.name, self.fn, self.batch, self.infer = name, fn, batch, infer
+        self.composites = composites
 
     def specs(self, args, kwargs):
         if self.infer is not None:
@@ -343,17 +391,24 @@ def _align(node, args):
     return out
 
 
-def traceable(name, batch=None, infer=None):
+def traceable(name, batch=None, infer=None, composites=False):
     """Declares `fn` a tfnano op: eager as written; recorded when called with Symbols
-    during a trace. See the module docstring for `batch` and `infer`."""
+    during a trace. See the module docstring for `batch` and `infer`; `composites`:
+    the op takes traced SparseTensors / RaggedTensors (its `infer` handles their
+    CompositeSpec, its batch rule their batched values)."""
     def wrap(fn):
-        op = _Op(name, fn, batch, infer)
+        op = _Op(name, fn, batch, infer, composites)
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
             graph = active_graph()
             if graph is None or not has_symbol(args, kwargs):
                 return fn(*args, **kwargs)
+            if not composites:
+                for x in _leaves((args, kwargs)):
+                    if is_composite(x):
+                        raise TraceError("%s() does not take a traced %s"
+                                         % (name, x.spec.type_name))
             specs = op.specs(args, kwargs)
             outputs = _map(lambda s: graph.placeholder(s), specs)
             graph.nodes.append(Node(op, args, kwargs, outputs))

@@ -54,8 +54,9 @@ def route(node, src=None, op="parse_single_example"):
         return None, "the function is not vectorized"
     g = fuse_int32_casts(fn.graph) if op == "parse_single_example" else fn.graph
     parse = [n for n in g.nodes if n.op.name == op]
-    if len(parse) != 1 or parse[0].args[:1] != (g.inputs,) or len(parse[0].args) != 2 \
-            or set(parse[0].kwargs) - {"_tfn_int32"}:
+    if len(parse) != 1 or parse[0].args[:1] != (g.inputs,) or len(parse[0].args) < 2 \
+            or any(a is not None for a in parse[0].args[2:]) \
+            or set(parse[0].kwargs) - {"_tfn_int32"}:  # (example_names, name: None)
         return None, "the function is not one %s of the records" % op
     p = parse[0]
     features = p.args[1]

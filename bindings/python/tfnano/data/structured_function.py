@@ -200,7 +200,8 @@ def fuse_int32_casts(graph):
         keys = []
         for key, sym in node.outputs.items():
             users = consumers.get(sym.index, [])
-            if sym.spec.dtype != np.int64 or not users or sym.index in outputs:
+            if sym.spec.dtype != np.int64 or not users or sym.index in outputs or \
+                    isinstance(sym.spec, _trace.CompositeSpec):
                 continue
             if all(u.op.name == "cast" and u.args and u.args[0] is sym and
                    _is_int32(u.args[1:], u.kwargs) for u in users):
@@ -247,6 +248,8 @@ def stack_leaf(v, component=0):
     """A batched value -> a Tensor; a Python list of per-record arrays is stacked
     (TensorFlow's error when their shapes differ)."""
     if hasattr(v, "_tfn_joined") or hasattr(v, "_tfn_views"):
+        return v
+    if type(v).__name__ in ("SparseTensor", "RaggedTensor"):  # batched as tf.data does
         return v
     if isinstance(v, list):
         from .. import _parsing

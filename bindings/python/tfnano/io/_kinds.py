@@ -9,6 +9,8 @@ RaggedTensor is assembled from those with whole-array numpy operations (no Pytho
 object per row), following parsing_ops.py / parsing_config.py of TensorFlow 2.21.
 """
 import collections
+import math
+import os
 import threading
 
 import numpy as np
@@ -290,7 +292,7 @@ def get_plan(features):
 
 # ----------------------------------------------------------------- parsing
 
-def _scan_fill(plan, serialized, names, single):
+def _scan_fill(plan, serialized, names, single, seq_lengths=False):
     """One C scan + fill: dense arrays and (values, row_splits) per VarLen key. Numeric
     outputs are carved from one pooled block (see _outbuf: reused memory spares the
     page faults of fresh arrays)."""
@@ -306,6 +308,7 @@ def _scan_fill(plan, serialized, names, single):
     nd = len(plan.dense)
     outs = ffi.new("tfn_output[]", nd + len(plan.var))
     carver = Carver()
+    dense, keep_lengths = {}, []
     layout = []  # (target, key, carver index or views, count, shape)
     for j, c in enumerate(plan.dense):
         if c.seq:
@@ -313,9 +316,15 @@ def _scan_fill(plan, serialized, names, single):
             shape = (n, rows) + tuple(c.shape)
         else:
             shape = (n,) + tuple(c.shape)
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
         outs[j].capacity = count
         outs[j].max_rows = -1
+        if c.seq and seq_lengths:  # each example's rows, from the fill
+            lengths = np.empty(n, np.int64)
+            outs[j].lengths = ffi.cast("int64_t *", ffi.from_buffer(lengths)) if n else \
+                ffi.NULL
+            keep_lengths.append(lengths)
+            dense[c.key + "\0lengths"] = lengths
         if c.dtype is _dt.string:
             layout.append(("dense", c.key, None, count, shape))
         else:
@@ -330,7 +339,7 @@ def _scan_fill(plan, serialized, names, single):
         vals = None if dt is _dt.string else carver.add((total,), dt.as_numpy_dtype)
         layout.append(("var", key, (vals, splits, idx), total, (total,)))
     arrays = carver.arrays()
-    dense, var, post, keep = {}, {}, [], []
+    var, post, keep = {}, [], []
     spare = ffi.new("int64_t[2]")  # for empty outputs: C needs a non-NULL pointer
     for j, (kind, key, where, count, shape) in enumerate(layout):
         if kind == "var":
@@ -356,13 +365,58 @@ def _scan_fill(plan, serialized, names, single):
             outs[j].values = ffi.from_buffer(arr) if arr.size else spare
             target[key] = arr
         keep.append(outs[j].values)
-    rc = lib.tfn_parser_fill(p, outs, err)
-    if rc < 0:
-        raise _p._parse_err(rc, err)
+    _fill(p, outs, [c for _, _, _, c, _ in layout], err)
     for target, key, views, count, shape in post:
         target[key] = _p._bytes_objects(views[:count], count).reshape(shape)
     del keep, recs
     return n, dense, var
+
+
+# A batch with this many values or more is filled on two threads (tfn_parser_fill only
+# reads the scanned parser, so fills of disjoint outputs may run at once): below it
+# handing work to a thread costs more than it saves.
+_SPLIT_VALUES = 1 << 15
+_FILL_POOL = []
+
+
+def _fill(p, outs, counts, err):
+    """tfn_parser_fill of every output, split by feature over the caller and one worker
+    thread (the GIL is released in C) when the batch is big and two cores are usable."""
+    if sum(counts) < _SPLIT_VALUES or sum(1 for c in counts if c) < 2 or not _two_cores():
+        rc = lib.tfn_parser_fill(p, outs, err)
+        if rc < 0:
+            raise _p._parse_err(rc, err)
+        return
+    nf = len(counts)
+    mine, theirs = ffi.new("tfn_output[]", nf), ffi.new("tfn_output[]", nf)
+    load = [0, 0]
+    for j in sorted(range(nf), key=lambda j: -counts[j]):  # greedy balance by values
+        side = 0 if load[0] <= load[1] else 1
+        load[side] += counts[j] + 1
+        (mine if side == 0 else theirs)[j] = outs[j]
+    err2 = _ffi.new_error()
+    if not _FILL_POOL:
+        from concurrent.futures import ThreadPoolExecutor
+        _FILL_POOL.append(ThreadPoolExecutor(1, thread_name_prefix="tfnano-fill"))
+    job = _FILL_POOL[0].submit(lib.tfn_parser_fill, p, theirs, err2)
+    rc = lib.tfn_parser_fill(p, mine, err)
+    rc2 = job.result()
+    if rc < 0:  # (the kinds' outputs have no int32 range checks: fills do not fail)
+        raise _p._parse_err(rc, err)
+    if rc2 < 0:
+        raise _p._parse_err(rc2, err2)
+
+
+_CORES = []
+
+
+def _two_cores():
+    if not _CORES:
+        try:
+            _CORES.append(len(os.sched_getaffinity(0)) >= 2)
+        except (AttributeError, OSError):
+            _CORES.append((os.cpu_count() or 1) >= 2)
+    return _CORES[0]
 
 
 def _sparse_from(values, splits, single, indices=None):
@@ -569,18 +623,134 @@ def parse_single_example(serialized, features, example_names=None):
                  single=True)
 
 
+# ----------------------------------------------------------------- traced map
+
+def _np_dtype(dt):
+    dt = _dtype(dt)
+    return np.dtype(object) if dt is _dt.string else np.dtype(dt.as_numpy_dtype)
+
+
+def _ragged_layout(f):
+    """(ragged partitions, inner dense shape) of a RaggedFeature's single-example
+    result: trailing UniformRowLength partitions (applied first) reshape the values;
+    a RaggedFeature with no other partition gives a dense tensor."""
+    parts = list(f.partitions)
+    inner = []
+    while parts and type(parts[-1]).__name__ == "UniformRowLength":
+        inner.insert(0, int(parts.pop().length))
+    return parts, tuple(inner)
+
+
+def batchable(features):
+    """None when parse_single_example of these features has a batched form in a
+    traced map, else the reason (the graph then runs per record)."""
+    for key, f in features.items():
+        if type(f).__name__ == "RaggedFeature" and _ragged_layout(f)[0]:
+            return ("RaggedFeature %r has row partitions, which are checked per record"
+                    % (key,))
+    return None
+
+
+def trace_specs(features, lead):
+    """{key: Spec | CompositeSpec} of parse outputs with kinds; `lead` is () for
+    parse_single_example, the batch shape for parse_example."""
+    from .._trace import CompositeSpec, Spec
+    from . import _traced_kinds  # noqa: F401  (ops on the traced values)
+    plan = get_plan(features)
+    lead = tuple(lead)
+    single = not lead
+    dense = {c.key: c for c in plan.dense}
+    out = {}
+    for key, kind, f in plan.outputs:
+        if kind == "dense":
+            c = dense[key]
+            out[key] = Spec(_np_dtype(c.dtype), lead + ((None,) if c.seq else ()) +
+                            tuple(c.shape))
+        elif kind == "varlen":
+            out[key] = CompositeSpec("sparse", _np_dtype(f.dtype), lead + (None,))
+        elif kind == "sparse":
+            sizes = [f.size] if np.ndim(f.size) == 0 else list(f.size)
+            out[key] = CompositeSpec("sparse", _np_dtype(f.dtype), lead + tuple(
+                None if d is None else int(d) for d in sizes))
+        else:
+            parts, inner = _ragged_layout(f)
+            dt, sdt = _np_dtype(f.dtype), _np_dtype(f.row_splits_dtype)
+            if single and not parts:
+                out[key] = Spec(dt, (None,) + inner)
+            else:
+                out[key] = CompositeSpec("ragged", dt, lead + (None,) * (len(parts) + 1) +
+                                         inner, len(parts) + len(lead), sdt)
+    return out
+
+
+def _rows_padded(values, splits, inner, key):
+    """Each example's values as rows of `inner` shape, padded to the longest
+    (0 / b""): ([n, rows, *inner], rows per example). An example whose count is not
+    a multiple of the row size raises (its own parse raises TensorFlow's error)."""
+    counts = np.diff(splits)
+    n = len(counts)
+    size = math.prod(inner)
+    if size <= 0 or (counts % size).any():
+        raise _invalid("Feature %s: values do not fill whole rows of %s" % (key, inner))
+    rows = counts // size
+    width = int(counts.max()) if n else 0
+    shape = (n, width)
+    out = np.full(shape, b"", object) if values.dtype == object else np.zeros(shape,
+                                                                             values.dtype)
+    if len(values):
+        rowid = np.repeat(np.arange(n), counts)
+        out[rowid, np.arange(len(values)) - splits[:-1][rowid]] = values
+    return out.reshape((n, width // size if size else 0) + inner), rows
+
+
+def parse_records_batched(serialized, features, names, int32_keys, sink):
+    """parse_single_example of each record, for a whole batch at once: what tf.data's
+    batch makes of the per-record results. SparseTensors and RaggedTensors are the
+    batched parse's (equal to batching the single ones); dense per-record results
+    whose size varies (FixedLenSequence, RaggedFeature without row partitions) come
+    padded, with each record's rows recorded in `sink` (the tracer's lengths table)
+    so that batch can check them and padded_batch re-pad them."""
+    plan = get_plan(features)
+    if names is not None:
+        names = [names] * _p._Records(serialized).n
+    n, dense, var = _scan_fill(plan, serialized, names, False, seq_lengths=True)
+    configs = {c.key: c for c in plan.dense}
+    out = {}
+
+    def emit(key, arr, lengths=None):
+        if key in int32_keys and arr.dtype == np.int64:
+            arr = arr.astype(np.int32)  # a folded tf.cast: wraps as tf.cast does
+        if lengths is not None and sink is not None:
+            sink[(arr.__array_interface__["data"][0], arr.shape)] = lengths
+        out[key] = as_tensor(arr)
+
+    for key, kind, f in plan.outputs:
+        if kind == "dense":
+            emit(key, dense[key], dense[key + "\0lengths"] if configs[key].seq else None)
+        elif kind == "varlen":
+            out[key] = _sparse_from(var[key], var[key + "\0splits"], False,
+                                    var.get(key + "\0indices"))
+        elif kind == "sparse":
+            out[key] = _sparse_feature(key, f, var, n, False)
+        else:
+            vk = key if f.value_key is None else f.value_key
+            arr, rows = _rows_padded(var[vk], var[vk + "\0splits"],
+                                     _ragged_layout(f)[1], key)
+            emit(key, arr, rows)
+    return out
+
+
 def _trace_error():
     from .._trace import TraceError
     return TraceError
 
 
 class KindsNotDense(_trace_error(), ValueError):
-    """Raised where only FixedLen kinds are compiled (tfnano.Parser, the tracer's
-    batched parse): a TraceError too, so that a traced map parses such features per
-    record with tf.io.parse_single_example instead."""
+    """Raised where only FixedLen kinds are compiled (tfnano.Parser and the C pipeline
+    engine): a TraceError too (a ValueError for Parser's callers)."""
 
     def __init__(self, features):
         keys = sorted(k for k, f in features.items() if type(f).__name__ in _KIND_NAMES)
         super().__init__("features %s are VarLen / Sparse / Ragged, which tfnano.Parser "
-                         "and the batched pipeline path do not take (tf.io.parse_example "
-                         "and parse_single_example do)" % keys)
+                         "and the C pipeline engine do not take (tf.io.parse_example and "
+                         "parse_single_example do, in a traced map too)" % keys)

@@ -99,6 +99,13 @@ def _as_sparse(x):
 def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """``tf.sparse.to_dense``: the dense array, `default_value` (0 / b"") elsewhere.
     With validate_indices, indices must be in range, sorted and unique, as in TF."""
+    if type(sp_input).__name__ == "Symbol":  # in a traced tf.data map function
+        from ..io import _traced_kinds
+        return _traced_kinds.to_dense(sp_input, default_value, validate_indices, name)
+    return _to_dense_impl(sp_input, default_value, validate_indices, name)
+
+
+def _to_dense_impl(sp_input, default_value=None, validate_indices=True, name=None):
     sp = _as_sparse(sp_input)
     shape = tuple(int(d) for d in sp.dense_shape)
     vals = sp.values.view(np.ndarray)

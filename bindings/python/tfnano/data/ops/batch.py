@@ -221,11 +221,12 @@ def lengths_of(table, a):
 
 
 def varying_components(spec):
-    """Indices of the leaves whose per-record shape is not fixed."""
+    """Indices of the leaves whose per-record shape is not fixed (SparseTensors and
+    RaggedTensors batch whatever their shapes: not listed)."""
     if spec is None:
         return None
     return [c for c, s in enumerate(structure.flatten(spec))
-            if s.shape is None or None in s.shape]
+            if (s.shape is None or None in s.shape) and not hasattr(s, "kind")]
 
 
 class _Vectorized:

@@ -166,7 +166,8 @@ class _VectorizedPadded:
         self.fn = fn
         self.shapes, self.values = padded_shapes, padding_values
         self.spec = fn.output_spec()
-        self.per_element = False
+        self.per_element = self.spec is not None and any(
+            hasattr(s, "kind") for s in structure.flatten(self.spec))
 
     def per_record(self, raw):
         fn = self.fn
@@ -174,7 +175,7 @@ class _VectorizedPadded:
 
     def __call__(self, raw):
         if self.per_element or self.spec is None:
-            return self.per_record(raw)
+            return self.per_record(raw)  # (a SparseTensor / RaggedTensor: TF's TypeError)
         n = len(raw)
         try:
             out, table = run_with_lengths(self.fn, raw, n)
