@@ -269,7 +269,8 @@ def _check_feature(f, want):
             assert h.hexdigest() == want["all_values_digest"]
 
 
-@pytest.mark.parametrize("expected", _expected_files(), ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("expected", _expected_files(),
+                         ids=lambda p: getattr(p, "name", str(p))[:40])
 def test_interop_corpus(expected):
     want = json.loads(expected.read_text())
     path = INTEROP / "files" / expected.name[:-len(".expected.json")]
