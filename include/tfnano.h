@@ -284,7 +284,8 @@ TFN_API int tfn_example_decode(tfn_example *ex, const void *src, size_t len,
  * to back and `byte_offsets` holds (number of strings + 1) offsets into it; strings
  * are then assigned to examples by width or row_splits exactly as numeric values are.
  * `values` (and `byte_offsets` of a bytes column with no strings) may be NULL when
- * the column holds no values. A column whose longest row could not fit a 2 GiB
+ * the column holds no values. `values` may have any alignment (a numpy view at an odd
+ * offset, an Arrow buffer); row_splits and byte_offsets are int64_t arrays. A column whose longest row could not fit a 2 GiB
  * message is TFN_E_LIMIT, reported before any value is read.
  * The same column may not appear twice (duplicate keys are TFN_E_INVALID_ARG). */
 typedef struct tfn_column {
