@@ -130,6 +130,33 @@ def test_wrong_value_count_is_tensorflows_error():
         ta.to_arrow(recs, {"v": tf.io.VarLenFeature(tf.int64)})
 
 
+def test_threads_give_the_same_batch(monkeypatch):
+    # big batches are scanned and filled in chunks on several threads, into one buffer
+    # per column: the same batch as one thread, and errors name the batch's index
+    from tfnano.arrow import _to_arrow
+    monkeypatch.setattr(_to_arrow, "THREAD_BYTES", 256)
+    recs, _ = make_records(300, seed=21)
+    one = ta.to_arrow(recs, FEATURES, num_threads=1)
+    cols = ta._features.normalize(FEATURES)
+    chunked = _to_arrow._parse_chunks(_to_arrow.records_of(recs), cols, 3)
+    for (v1, s1), (v3, s3) in zip(_to_arrow.parse_var_len(_to_arrow.records_of(recs), cols, 1),
+                                  chunked):
+        np.testing.assert_array_equal(s1, s3)
+        if isinstance(v1, pa.Array):
+            assert v1.equals(v3)
+        else:
+            assert v1[0].equals(v3[0]) and np.array_equal(v1[1], v3[1])
+    for k in (2, 3, 5):
+        assert ta.to_arrow(recs, FEATURES, num_threads=k).equals(one)
+    assert ta.to_arrow(recs, num_threads=4).equals(ta.to_arrow(recs, num_threads=1))
+    bad = recs[:250] + [example(score=("int", [1]))] + recs[251:]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Index: 250\b"):
+        ta.to_arrow(bad, FEATURES, num_threads=4)
+    bad = recs[:280] + [example(vec=("float", [1.0]))] + recs[281:]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Key: vec, Index: 280\."):
+        ta.to_arrow(bad, FEATURES, num_threads=4)
+
+
 def test_empty_batches():
     b = ta.to_arrow([], FEATURES)
     assert b.num_rows == 0 and b.schema.names == list(FEATURES)
