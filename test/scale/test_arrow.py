@@ -296,6 +296,12 @@ def test_null_inside_a_list_is_refused():
     table = pa.Table.from_batches([b.slice(0, 2), b.slice(0, 2), b.slice(2)])
     with pytest.raises(ValueError, match=r"column 'l', row 4: null values"):
         ta.from_arrow(table)
+    odd = table.rename_columns(["row 1", "row 2: x"])
+    with pytest.raises(ValueError, match=r"column 'row 2: x', row 4: null values"):
+        ta.from_arrow(odd)
+    big = pa.table({"n": pa.array([1, 2, 2**64 - 1], pa.uint64())})
+    with pytest.raises(ValueError, match=r"column 'n', row 2: uint64 value"):
+        ta.from_arrow(pa.Table.from_batches(big.to_batches(max_chunksize=1)))
     # a whole null row is fine (the feature is absent), and so is a null no row uses
     assert ta.from_arrow(b.slice(0, 2)) == [example(k=("int", [1]), l=("int", [1])),
                                             example(k=("int", [2]))]

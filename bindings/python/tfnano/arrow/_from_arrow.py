@@ -99,7 +99,7 @@ def _batches(data):
                     % type(data).__name__)
 
 
-_ROW = re.compile(r"\brow (\d+)")
+_ROW = re.compile(r"', row (\d+):")  # the C messages' "column '<key>', row <i>: "
 
 
 def encode_arrow(data):
@@ -112,7 +112,8 @@ def encode_arrow(data):
             if not first:
                 raise
             # the C message counts rows from the batch's start: name the table's row
-            msg = _ROW.sub(lambda m: "row %d" % (int(m.group(1)) + first), str(e), count=1)
+            msg = _ROW.sub(lambda m: "', row %d:" % (int(m.group(1)) + first), str(e),
+                           count=1)
             raise type(e)(msg) from None
         first += len(chunks[-1][1]) - 1
     return chunks
