@@ -284,7 +284,8 @@ TFN_API int tfn_example_decode(tfn_example *ex, const void *src, size_t len,
  * to back and `byte_offsets` holds (number of strings + 1) offsets into it; strings
  * are then assigned to examples by width or row_splits exactly as numeric values are.
  * `values` (and `byte_offsets` of a bytes column with no strings) may be NULL when
- * the column holds no values. A column whose longest row could not fit a 2 GiB
+ * the column holds no values. `values` may have any alignment (a numpy view at an odd
+ * offset, an Arrow buffer); row_splits and byte_offsets are int64_t arrays. A column whose longest row could not fit a 2 GiB
  * message is TFN_E_LIMIT, reported before any value is read.
  * The same column may not appear twice (duplicate keys are TFN_E_INVALID_ARG). */
 typedef struct tfn_column {
@@ -313,6 +314,100 @@ TFN_API int tfn_encode_columns_size(const tfn_column *columns, size_t ncolumns, 
 TFN_API int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n,
                                void *dst, size_t cap, uint64_t *offsets, size_t *written,
                                tfn_error *err);
+
+/* ==================================================================================
+ * MARK: Arrow record batches -> Examples (the Arrow C data interface, lib/arrow)
+ *
+ * Reads Apache Arrow memory through the Arrow C data interface
+ * (arrow.apache.org/docs/format/CDataInterface.html). Its two ABI-stable structs are
+ * declared below as that specification gives them, behind its ARROW_C_DATA_INTERFACE
+ * guard, so a program that includes Arrow's abi.h (or nanoarrow) first shares one
+ * definition. No Arrow library is linked: any producer's exported batch can be passed
+ * (pyarrow's RecordBatch._export_to_c / __arrow_c_array__, arrow-rs, nanoarrow...).
+ * ================================================================================== */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+/* The type of an array: `format` is the type's format string ("l" int64, "+s" struct,
+ * "+w:4" fixed-size list...), `name` the field name (UTF-8, NUL-terminated). */
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+/* The data of an array: `length` elements starting `offset` elements into the
+ * buffers (validity bitmap first, then the type's buffers), and its children. */
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* Serialized size of the Example of every row of a record batch, exported through the
+ * Arrow C data interface as a struct array (format "+s"; pyarrow's
+ * RecordBatch._export_to_c gives one): each child of the struct is a column, its
+ * `name` the feature key; array->length rows. Columns map to Features as:
+ *   int8..int64, uint8..uint64 (values above 2^63-1 are TFN_E_OUT_OF_RANGE), bool,
+ *   date32/64, time32/64, timestamp, duration (their integer)      -> Int64List;
+ *   float16, float32, float64 (narrowed to float as TensorFlow does) -> FloatList;
+ *   binary, large_binary, utf8, large_utf8, fixed_size_binary      -> BytesList;
+ *   fixed_size_list of those (nested ones flattened row-major)       -> that list;
+ *   list / large_list of those or of fixed_size_lists                -> one list per row;
+ *   null (type "n")                                                  -> always absent.
+ * A null row of a column (its validity bitmap) leaves that feature out of that row's
+ * Example; a row with no feature present is the empty Example (0 bytes), as is a null
+ * row of the struct itself. Keys are written sorted, as tfn_example_serialize does.
+ * Offsets (array and child `offset`s, sliced arrays) are honoured at every level.
+ * The arrays are only read, never released or kept: ownership stays with the caller.
+ * Buffers are trusted to be as long as the Arrow specification requires for each
+ * array's length and offset (nothing else can be known of caller memory); everything
+ * else is checked before it is used: formats, buffer and child counts, NULL buffers
+ * that are needed, lengths against the parent's, list and binary offsets (non-negative,
+ * non-decreasing, within the child's length). Buffers may have any alignment (the
+ * specification's 8-byte alignment is a recommendation: pickle-5 out-of-band buffers,
+ * IPC bodies and mapped files can break it); unaligned ones are read as fast.
+ * @param sizes  array->length entries, may be NULL; @param total the sum (may be NULL).
+ * @return TFN_OK; TFN_E_TYPE (a type with no Example mapping: lists of variable-length
+ *         lists, dictionaries, decimals, maps, unions, views...; the message names the
+ *         column, and the format string when that is what has no mapping); TFN_E_INVALID_ARG (a null value inside a list - the
+ *         message names column and row -, duplicate column names, or an inconsistent
+ *         array); TFN_E_OUT_OF_RANGE; TFN_E_LIMIT (a row past protobuf's 2 GiB);
+ *         TFN_E_NOMEM. err->record_index is the row when one is at fault.
+ * Thread-safe: no state; any number of threads may encode the same arrays. */
+TFN_API int tfn_arrow_encode_size(const struct ArrowSchema *schema,
+                                  const struct ArrowArray *array, uint64_t *sizes,
+                                  uint64_t *total, tfn_error *err);
+
+/* Serializes every row of the record batch (see tfn_arrow_encode_size) as a
+ * tf.train.Example, back to back into dst, in one pass over the Arrow buffers: row i
+ * is dst[offsets[i] .. offsets[i+1]) (`offsets`: array->length + 1 entries, may be
+ * NULL). The bytes are those of building each Example with tfn_example_set_* (and
+ * protobuf's SerializeToString(deterministic=True)).
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL (*written = the total needed), the errors of
+ *         tfn_arrow_encode_size. Thread-safe as tfn_arrow_encode_size. */
+TFN_API int tfn_arrow_encode(const struct ArrowSchema *schema, const struct ArrowArray *array,
+                             void *dst, size_t cap, uint64_t *offsets, size_t *written,
+                             tfn_error *err);
 
 /* ==================================================================================
  * MARK: Parsing with FixedLenFeature / FixedLenSequenceFeature specs

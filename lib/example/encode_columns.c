@@ -251,8 +251,8 @@ static uint64_t stage_example(const col_view *cols, size_t ncols, size_t i, uint
             continue;
         }
         uint8_t *end = v->c->dtype == TFN_INT64
-                           ? tfn__put_int64s(v->stage, (const int64_t *)v->c->values + b, e - b)
-                           : tfn__put_int32s(v->stage, (const int32_t *)v->c->values + b, e - b);
+                           ? tfn__put_int64s(v->stage, tfn__elem(v->c->values, b, 8), e - b)
+                           : tfn__put_int32s(v->stage, tfn__elem(v->c->values, b, 4), e - b);
         pay[k] = (uint64_t)(end - v->stage);
     }
     return example_size(cols, ncols, i, pay, true, features);
