@@ -1306,6 +1306,30 @@ TFN_API int tfn_pad(const tfn_ragged *in, const tfn_pad_options *opt, void *out,
                     int out_dtype, size_t width, uint8_t *mask, int64_t *lengths,
                     tfn_error *err);
 
+/* One row of tfn_pad_rows(): `count` values of `dtype` (TFN_INT32, TFN_INT64 or
+ * TFN_FLOAT32) at `values`, aligned for that type; values may be NULL when count is
+ * 0. Borrowed, never modified. */
+typedef struct tfn_pad_row {
+    const void *values;
+    size_t count;
+    int dtype;
+} tfn_pad_row;
+
+/* tfn_pad() for rows that do not share one buffer (e.g. the arrays of a Python list,
+ * or a vector of vectors): row r is rows[r]. Each row may have its own dtype; the
+ * conversions, placement, options, outputs and errors are tfn_pad()'s (out-of-range
+ * messages name the row index in `rows`), and width must be the one the rows and
+ * options give: maxlen, or the longest row when maxlen is TFN_PAD_MAXLEN_UNSET, then
+ * rounded up to pad_to_multiple_of. A caller that pads a long list in pieces passes
+ * the list's width as maxlen (or its own maxlen) to every piece.
+ * @return TFN_OK; TFN_E_INVALID_ARG (as tfn_pad, plus a NULL rows with nrows > 0 and
+ *         a row with an unknown dtype, a NULL or misaligned pointer);
+ *         TFN_E_OUT_OF_RANGE (as tfn_pad).
+ * Threads: safe (no shared state). */
+TFN_API int tfn_pad_rows(const tfn_pad_row *rows, size_t nrows, const tfn_pad_options *opt,
+                         void *out, int out_dtype, size_t width, uint8_t *mask,
+                         int64_t *lengths, tfn_error *err);
+
 /* ==================================================================================
  * MARK: Length bucketing (dynamic batching)
  *
