@@ -768,6 +768,23 @@ TFN_API int tfn_record_reader_read_into(tfn_record_reader *r, void *dst, size_t 
                                         uint64_t *offsets, size_t max, size_t *n,
                                         size_t *written, tfn_error *err);
 
+/* Two steps for a caller that copies each record into memory of its own, sized once
+ * the length is known (a binding's bytes objects):
+ * tfn_record_reader_peek() makes the next record available and gives its payload
+ * length, without consuming it; tfn_record_reader_take() copies it to dst and
+ * consumes it. The payload CRC is computed during that copy, in one pass over the
+ * record (TFN_ON_DAMAGE_RAISE): a mismatch is take()'s TFN_E_DATA_LOSS, with
+ * tfn_record_reader_next()'s message, and the record stays unconsumed. With
+ * TFN_ON_DAMAGE_SKIP peek() checks the record (and skips damage) as next() does, and
+ * take() only copies. take() without a peek() first peeks itself; so does a take()
+ * after another call moved the reader.
+ * @return peek: TFN_OK, TFN_END, or an error as tfn_record_reader_next();
+ *         take: the same, or TFN_E_BUF_TOO_SMALL when cap < the length (*len = the
+ *         length; the reader does not move). */
+TFN_API int tfn_record_reader_peek(tfn_record_reader *r, size_t *len, tfn_error *err);
+TFN_API int tfn_record_reader_take(tfn_record_reader *r, void *dst, size_t cap, size_t *len,
+                                   tfn_error *err);
+
 /* Offset of the next record in the (decompressed) stream. */
 TFN_API uint64_t tfn_record_reader_offset(const tfn_record_reader *r);
 
