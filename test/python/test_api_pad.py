@@ -400,3 +400,27 @@ def test_walker_leaves_no_error_and_keeps_objects(buffers):
     a = np.arange(10, dtype=np.int32)
     ps([a, a], maxlen=3)
     a.resize(20, refcheck=False)
+
+
+def test_walker_outputs_come_from_the_recycled_pool(buffers):
+    from tfnano._outbuf import POOL
+    rows = [list(range(k % 50)) for k in range(3000)]  # walked on every version; 600 KB
+    assert _walked(rows, 50) is not None
+    a = ps(rows, maxlen=50)
+    b = ps(rows, maxlen=50)
+    assert a.flags.writeable and a.flags.c_contiguous and a.dtype == np.int32
+    assert a.ctypes.data != b.ctypes.data and np.array_equal(a, b)  # both alive: apart
+    a[:] = -1
+    assert b[1, -1] == 0 and b[-1, -1] == (2999 % 50) - 1
+    ref = _reference(rows, 50, "int32", "pre", "pre", 0)
+    assert np.array_equal(b, ref)
+    address = a.ctypes.data
+    del a
+    import gc
+    gc.collect()
+    assert POOL.idle_bytes() >= 3000 * 50 * 4
+    c = ps(rows, maxlen=50)  # the memory of `a`, reused
+    assert c.ctypes.data == address and np.array_equal(c, ref)
+    padded, mask, _ = tf.pad(rows, maxlen=50)
+    assert mask.dtype == np.bool_ and padded.ctypes.data != mask.ctypes.data
+    assert (mask.sum(1) == np.minimum([len(r) for r in rows], 50)).all()
