@@ -10,7 +10,7 @@
  *   - numpy int32 / int64 1-D arrays: their memory, through the buffer protocol
  *     (Python >= 3.11, see pyapi_buffer.c);
  *   - lists or tuples of Python ints (what tokenizers return): the kept values,
- *     converted to int64 into a scratch buffer, for integer outputs.
+ *     converted into a scratch buffer as the (integer) output type.
  * Anything else (another row type, a bool or float in a list, a value that does not
  * fit, any C error) makes the call return False, having written nothing the caller
  * relies on: the caller then takes its Python path, which gives keras' results and
@@ -163,7 +163,7 @@ static PyObject *pad_lengths(PyObject *self, PyObject *args)
 }
 
 /* One chunk of rows on its way to tfn_pad_rows: array rows hold a buffer view, list
- * rows point into the int64 scratch. */
+ * rows point into the scratch (values of the output type, in int64 slots). */
 typedef struct chunk {
     tfn_pad_row rows[CHUNK_ROWS];
     unsigned char held[CHUNK_ROWS];
@@ -205,11 +205,14 @@ static int flush(chunk *c, target *t)
     return rc == TFN_OK;
 }
 
-/* The kept values of a list / tuple row, as int64 into the scratch. 0 when a value is
- * not an exact int or does not fit int64. */
+/* The kept values of a list / tuple row, converted into the scratch as the output's
+ * integer type (so that tfn_pad_rows only copies them). 0 when a value is not an exact
+ * int or does not fit that type (numpy, hence keras, raises for those: its path
+ * decides). */
 static int list_row(chunk *c, target *t, PyObject *x, int is_list, size_t len)
 {
     size_t limit = (size_t)t->opt.maxlen, keep = len < limit ? len : limit;
+    size_t es = t->out_dtype == TFN_INT32 ? 4 : 8;
     if (c->cap - c->used < keep) {
         if (c->n && !flush(c, t))
             return 0;
@@ -223,7 +226,10 @@ static int list_row(chunk *c, target *t, PyObject *x, int is_list, size_t len)
         }
     }
     size_t from = t->opt.truncating == TFN_PAD_PRE ? len - keep : 0;
-    int64_t *dst = keep ? c->scratch + c->used : NULL;
+    /* c->used counts values; int32 values take 4 bytes of the int64 slots */
+    unsigned char *dst = keep ? (unsigned char *)c->scratch + c->used * es : NULL;
+    int32_t *d32 = (int32_t *)(void *)dst;
+    int64_t *d64 = (int64_t *)(void *)dst;
     for (size_t j = 0; j < keep; j++) {
         PyObject *v = item(x, is_list, (Py_ssize_t)(from + j));
         if (!v || Py_TYPE(v) != &PyLong_Type)
@@ -234,9 +240,15 @@ static int list_row(chunk *c, target *t, PyObject *x, int is_list, size_t len)
             PyErr_Clear();
             return 0;
         }
-        dst[j] = value;
+        if (es == 4) {
+            if (value < INT32_MIN || value > INT32_MAX)
+                return 0;
+            d32[j] = (int32_t)value;
+        } else {
+            d64[j] = value;
+        }
     }
-    c->rows[c->n] = (tfn_pad_row){dst, keep, TFN_INT64};
+    c->rows[c->n] = (tfn_pad_row){dst, keep, t->out_dtype};
     c->held[c->n] = 0;
     c->n++;
     c->used += keep;
