@@ -47,6 +47,32 @@ int tfn_py_install(const char *module, int buffers)
 enum { CHUNK_ROWS = 256, CHUNK_VALUES = 1 << 15 };
 
 static int use_buffers;
+static PyObject *dtype_name; /* "dtype", interned */
+
+/* What identifies numpy rows: the exact type numpy.ndarray, and the native int32 and
+ * int64 dtype objects (numpy's singletons; any other dtype object, such as a
+ * byte-swapped one, is not taken). Passed by the caller as one tuple. */
+typedef struct array_kinds {
+    PyObject *type, *i32, *i64;
+} array_kinds;
+
+static int parse_kinds(PyObject *tuple, array_kinds *k)
+{
+    return PyArg_ParseTuple(tuple, "OOO", &k->type, &k->i32, &k->i64);
+}
+
+/* The tfnano dtype of numpy array x (int32 / int64), or -1. */
+static int array_dtype(PyObject *x, const array_kinds *k)
+{
+    PyObject *d = PyObject_GetAttr(x, dtype_name);
+    if (!d) {
+        PyErr_Clear();
+        return -1;
+    }
+    int code = d == k->i32 ? TFN_INT32 : d == k->i64 ? TFN_INT64 : -1;
+    Py_DECREF(d);
+    return code;
+}
 
 /* ---------------------------------------------------------------- rows of a list */
 
@@ -128,16 +154,20 @@ static inline void prefetch_array(PyObject *x, PyObject *ndarray, int fits)
 #endif
 }
 
-/* pad_lengths(seqs, ndarray, lengths_address) -> the longest row, or None.
+/* pad_lengths(seqs, kinds, lengths_address) -> the longest row, or None (kinds:
+ * (numpy.ndarray, int32 dtype, int64 dtype)).
  * Writes len(row) of every row as int64 at lengths_address (0: not written) when
  * every row is a numpy array (read in C) or a list / tuple. */
 static PyObject *pad_lengths(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *seqs, *ndarray;
+    PyObject *seqs, *kinds_arg;
     unsigned long long lengths_addr;
-    if (!PyArg_ParseTuple(args, "OOK", &seqs, &ndarray, &lengths_addr))
+    array_kinds kinds;
+    if (!PyArg_ParseTuple(args, "OOK", &seqs, &kinds_arg, &lengths_addr) ||
+        !parse_kinds(kinds_arg, &kinds))
         return NULL;
+    PyObject *ndarray = kinds.type;
     int is_list = PyList_CheckExact(seqs);
     if (!is_list && !PyTuple_CheckExact(seqs))
         Py_RETURN_NONE;
@@ -255,7 +285,7 @@ static int list_row(chunk *c, target *t, PyObject *x, int is_list, size_t len)
     return 1;
 }
 
-/* pad_into(seqs, ndarray, out_address, out_dtype, width, maxlen, multiple, padding,
+/* pad_into(seqs, kinds, out_address, out_dtype, width, maxlen, multiple, padding,
  *          truncating, value, mask_address, lengths_address) -> True / False.
  * Pads every row of seqs into the C-contiguous [len(seqs), width] output (and the
  * mask of as many bytes, when its address is not 0) with tfn_pad_rows's rules,
@@ -265,15 +295,18 @@ static int list_row(chunk *c, target *t, PyObject *x, int is_list, size_t len)
 static PyObject *pad_into(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *seqs, *ndarray;
+    PyObject *seqs, *kinds_arg;
     unsigned long long out_addr, mask_addr, lengths_addr;
     int out_dtype, padding, truncating;
     Py_ssize_t width, maxlen, multiple;
     double value;
-    if (!PyArg_ParseTuple(args, "OOKinnniidKK", &seqs, &ndarray, &out_addr, &out_dtype, &width,
-                          &maxlen, &multiple, &padding, &truncating, &value, &mask_addr,
-                          &lengths_addr))
+    array_kinds kinds;
+    if (!PyArg_ParseTuple(args, "OOKinnniidKK", &seqs, &kinds_arg, &out_addr, &out_dtype,
+                          &width, &maxlen, &multiple, &padding, &truncating, &value, &mask_addr,
+                          &lengths_addr) ||
+        !parse_kinds(kinds_arg, &kinds))
         return NULL;
+    PyObject *ndarray = kinds.type;
     int is_list = PyList_CheckExact(seqs);
     if ((!is_list && !PyTuple_CheckExact(seqs)) || width < 0 || maxlen < 0 || multiple < 0 ||
         (out_dtype != TFN_INT32 && out_dtype != TFN_INT64 && out_dtype != TFN_FLOAT32))
@@ -308,7 +341,8 @@ static PyObject *pad_into(PyObject *self, PyObject *args)
         row_kind kind = x ? kind_of(x, ndarray) : ROW_OTHER;
         if (kind == ROW_ARRAY) {
             void *view = c->views + c->n * c->view_size;
-            ok = tfn_py_int_row(x, view, &c->rows[c->n]);
+            int dtype = array_dtype(x, &kinds);
+            ok = dtype >= 0 && tfn_py_int_row(x, view, &c->rows[c->n], dtype);
             if (ok) {
                 c->held[c->n] = 1;
                 if (lengths)
@@ -394,9 +428,9 @@ static PyObject *read_record(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"pad_lengths", pad_lengths, METH_VARARGS,
-     "pad_lengths(seqs, ndarray, lengths_address) -> longest row or None (tfnano._pad)"},
+     "pad_lengths(seqs, kinds, lengths_address) -> longest row or None (tfnano._pad)"},
     {"pad_into", pad_into, METH_VARARGS,
-     "pad_into(seqs, ndarray, out, out_dtype, width, maxlen, multiple, padding, truncating, "
+     "pad_into(seqs, kinds, out, out_dtype, width, maxlen, multiple, padding, truncating, "
      "value, mask, lengths) -> bool (tfnano._pad)"},
     {"read_record", read_record, METH_VARARGS,
      "read_record(reader, error) -> bytes or the status (tfnano._crecord.Reader)"},
@@ -413,7 +447,9 @@ int tfn_py_install(const char *module, int buffers)
 #else
     PyGILState_STATE gil = PyGILState_Ensure();
     int result = 0;
-    PyObject *m = module ? PyImport_ImportModule(module) : NULL;
+    if (!dtype_name)
+        dtype_name = PyUnicode_InternFromString("dtype");
+    PyObject *m = module && dtype_name ? PyImport_ImportModule(module) : NULL;
     if (m) {
         result = 1;
         for (PyMethodDef *d = methods; d->ml_name && result; d++) {

@@ -34,10 +34,11 @@ int tfn_py_install(const char *module, int buffers);
  * build cannot read buffers (headers older than 3.11). */
 size_t tfn_py_view_size(void);
 
-/* Views `o` as a 1-D, contiguous, native signed integer row of 4 or 8 byte items
- * (numpy int32 / int64): fills `row` and keeps `view` held, returns 1. Anything else
- * (or a failing export): returns 0 with no view held and no Python error set. */
-int tfn_py_int_row(PyObject *o, void *view, tfn_pad_row *row);
+/* Views `o`, a numpy array of dtype `dtype` (TFN_INT32 or TFN_INT64: the caller has
+ * checked its dtype object), as a 1-D, contiguous, aligned row: fills `row` and keeps
+ * `view` held, returns 1. Anything else (or a failing export): returns 0 with no view
+ * held and no Python error set. */
+int tfn_py_int_row(PyObject *o, void *view, tfn_pad_row *row, int dtype);
 
 /* Releases a view filled by tfn_py_int_row. */
 void tfn_py_view_release(void *view);

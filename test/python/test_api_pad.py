@@ -359,6 +359,8 @@ def test_walker_takes_int_rows(buffers):
     [np.arange(3), np.array([1.5, 2.5])],             # float values
     [np.arange(3), np.array([True, False])],          # bools
     [np.arange(3), np.frombuffer(bytes(13), np.int32, 3, offset=1)],  # misaligned
+    [np.arange(3), np.arange(3, dtype=np.dtype(np.int32, metadata={"k": 1}))],  # not numpy's
+    [np.arange(3), np.arange(3, dtype="q")],  # long long: another dtype object than int64
 ])
 def test_walker_declines_and_keras_decides(buffers, rows, monkeypatch):
     assert _walked(rows, 3) is None

@@ -19,6 +19,7 @@ from ._outbuf import Carver
 
 # Lists of rows walked in C (bindings/python/pyapi.c); arrays need bit 2 (Python 3.11+).
 WALK = bool(_PY_API & 1)
+_ARRAY_KINDS = (np.ndarray, np.dtype(np.int32), np.dtype(np.int64))  # what pyapi.c reads
 if WALK:
     from ._native import pad_into as _pad_into, pad_lengths as _pad_lengths
 
@@ -149,7 +150,7 @@ def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, ma
     n = len(sequences)
     lens = np.empty(n, dtype=np.int64) if lengths or maxlen is None else None
     if maxlen is None:
-        maxlen = _pad_lengths(sequences, np.ndarray, _address(lens))
+        maxlen = _pad_lengths(sequences, _ARRAY_KINDS, _address(lens))
         if maxlen is None:
             return None
     width = -(-maxlen // multiple) * multiple if multiple else maxlen
@@ -162,7 +163,7 @@ def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, ma
         carver.add((n, width), np.bool_)
     arrays = carver.arrays()
     out, m = arrays[0], arrays[1] if mask else None
-    if not _pad_into(sequences, np.ndarray, _address(out), getattr(lib, _C_DTYPES[out_dtype]),
+    if not _pad_into(sequences, _ARRAY_KINDS, _address(out), getattr(lib, _C_DTYPES[out_dtype]),
                      width, maxlen, multiple, _SIDES[padding], _SIDES[truncating], fill,
                      _address(m) if mask else 0, _address(lens) if lengths else 0):
         return None
