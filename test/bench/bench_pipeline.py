@@ -136,7 +136,7 @@ def main(argv=None):
                                                      batch_size=batch))
             return run
         reading = [("W1 records", n, size, best(raw(files, BATCH), args.repeat, n))]
-        big = write_big_shards(folder, max(400, n // 20))
+        big = write_big_shards(folder, max(1200, n // 4))  # enough batches to reuse memory
         big_n, big_size = len(big[1]), sum(os.path.getsize(f) for f in big[0])
         reading.append(("100 KiB records", big_n, big_size,
                         best(raw(big[0], 32), args.repeat, big_n)))
