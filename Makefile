@@ -207,7 +207,8 @@ test: deps
 # rebuilt when the C sources change; Python files are used in place).
 PY_STAMP := $(VENV)/.tfnano-stamp
 $(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*/*.h) include/tfnano.h lib/nanopb.syms \
-             bindings/python/build_ffi.py bindings/python/cdef.py pyproject.toml setup.py
+             bindings/python/build_ffi.py bindings/python/cdef.py \
+             $(wildcard bindings/python/pyapi*) pyproject.toml setup.py
 	$(VENV_PY) -m pip install -q --no-build-isolation --no-deps -e .
 	@touch $@
 

@@ -863,6 +863,23 @@ TFN_API int tfn_record_reader_read_into(tfn_record_reader *r, void *dst, size_t 
                                         uint64_t *offsets, size_t max, size_t *n,
                                         size_t *written, tfn_error *err);
 
+/* Two steps for a caller that copies each record into memory of its own, sized once
+ * the length is known (a binding's bytes objects):
+ * tfn_record_reader_peek() makes the next record available and gives its payload
+ * length, without consuming it; tfn_record_reader_take() copies it to dst and
+ * consumes it. The payload CRC is computed during that copy, in one pass over the
+ * record (TFN_ON_DAMAGE_RAISE): a mismatch is take()'s TFN_E_DATA_LOSS, with
+ * tfn_record_reader_next()'s message, and the record stays unconsumed. With
+ * TFN_ON_DAMAGE_SKIP peek() checks the record (and skips damage) as next() does, and
+ * take() only copies. take() without a peek() first peeks itself; so does a take()
+ * after another call moved the reader.
+ * @return peek: TFN_OK, TFN_END, or an error as tfn_record_reader_next();
+ *         take: the same, or TFN_E_BUF_TOO_SMALL when cap < the length (*len = the
+ *         length; the reader does not move). */
+TFN_API int tfn_record_reader_peek(tfn_record_reader *r, size_t *len, tfn_error *err);
+TFN_API int tfn_record_reader_take(tfn_record_reader *r, void *dst, size_t cap, size_t *len,
+                                   tfn_error *err);
+
 /* Offset of the next record in the (decompressed) stream. */
 TFN_API uint64_t tfn_record_reader_offset(const tfn_record_reader *r);
 
@@ -1400,6 +1417,30 @@ TFN_API int tfn_pad_width(const tfn_ragged *in, const tfn_pad_options *opt, size
 TFN_API int tfn_pad(const tfn_ragged *in, const tfn_pad_options *opt, void *out,
                     int out_dtype, size_t width, uint8_t *mask, int64_t *lengths,
                     tfn_error *err);
+
+/* One row of tfn_pad_rows(): `count` values of `dtype` (TFN_INT32, TFN_INT64 or
+ * TFN_FLOAT32) at `values`, aligned for that type; values may be NULL when count is
+ * 0. Borrowed, never modified. */
+typedef struct tfn_pad_row {
+    const void *values;
+    size_t count;
+    int dtype;
+} tfn_pad_row;
+
+/* tfn_pad() for rows that do not share one buffer (e.g. the arrays of a Python list,
+ * or a vector of vectors): row r is rows[r]. Each row may have its own dtype; the
+ * conversions, placement, options, outputs and errors are tfn_pad()'s (out-of-range
+ * messages name the row index in `rows`), and width must be the one the rows and
+ * options give: maxlen, or the longest row when maxlen is TFN_PAD_MAXLEN_UNSET, then
+ * rounded up to pad_to_multiple_of. A caller that pads a long list in pieces passes
+ * the list's width as maxlen (or its own maxlen) to every piece.
+ * @return TFN_OK; TFN_E_INVALID_ARG (as tfn_pad, plus a NULL rows with nrows > 0 and
+ *         a row with an unknown dtype, a NULL or misaligned pointer);
+ *         TFN_E_OUT_OF_RANGE (as tfn_pad).
+ * Threads: safe (no shared state). */
+TFN_API int tfn_pad_rows(const tfn_pad_row *rows, size_t nrows, const tfn_pad_options *opt,
+                         void *out, int out_dtype, size_t width, uint8_t *mask,
+                         int64_t *lengths, tfn_error *err);
 
 /* ==================================================================================
  * MARK: Length bucketing (dynamic batching)

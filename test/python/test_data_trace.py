@@ -116,7 +116,7 @@ def test_padded_batch_after_sequence_feature_equals_per_record(shards):
         return (tf.data.TFRecordDataset(shards)
                 .map(lambda r: tf.io.parse_single_example(r, FEATS))
                 .map(lambda d: ((d["name"], d["y"]), d["seq"]))
-                .padded_batch(5, padding_values=(None, -1)))
+                .padded_batch(5, padding_values=(None, np.int64(-1))))  # TF: the exact dtype
     assert "vectorized" in make().plan_text()
     assert [plain(e) for e in make()] == eager(make)
 

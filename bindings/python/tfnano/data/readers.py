@@ -145,6 +145,27 @@ class _Chunks:
         return (bases, ptrs[0] if len(ptrs) == 1 else np.concatenate(ptrs),
                 lens[0] if len(lens) == 1 else np.concatenate(lens), count)
 
+    def read_one(self):
+        """The next record alone, as bytes read straight from the file (one copy, the
+        CRC computed during it), with no chunk; None at the end. An error closes the
+        file (tf.data then moves on to the next one)."""
+        if self.pending is not None:
+            e, self.pending = self.pending, None
+            raise e
+        if self.ended:
+            return None
+        try:
+            if self.reader is None:
+                self.reader = self.opener(self.source)
+                self.stats = getattr(self.opener, "stats", None)
+            rec = self.reader.next_record()
+        except BaseException:
+            self.close()
+            raise
+        if rec is None:
+            self.close()
+        return rec
+
     def close(self):
         self.ended = True
         r, self.reader = self.reader, None
@@ -204,6 +225,28 @@ class _Slot:
             # big records: reading is a large share of the work, worth a thread
             from .workers import Producer
             self.chunks = _Ahead(Producer(self.chunks, 2, name="tfnano-read"))
+
+    def next_record(self, opener):
+        """The file's next record as bytes, or None when it is finished. Records already
+        buffered (a chunk read for next_records, or read ahead) come first; else the
+        record is read alone, straight into the bytes object returned."""
+        if self.avail():
+            return self.take_bytes()
+        if self.done:
+            return None
+        if self.chunks is None:
+            self.chunks = _Chunks(self.source, opener)
+        if isinstance(self.chunks, _Ahead):  # a read-ahead thread owns the reader
+            self.fill(opener)
+            return self.take_bytes() if self.avail() else None
+        try:
+            rec = self.chunks.read_one()
+        except BaseException:
+            self.finish()
+            raise
+        if rec is None:
+            self.finish()
+        return rec
 
     def take_bytes(self):
         p = self.pos
@@ -268,14 +311,25 @@ class RecordSourceStage(plan.Stage):
             self._i += 1
 
     def __next__(self):
+        """One record (a scalar string tensor): read alone from its file, straight into
+        its bytes object (no chunk is copied first), in interleave order."""
         if self._slots is None:
             self._start()
-        s = self._turn()
-        if s is None:
-            raise StopIteration
-        rec = s.take_bytes()
-        self._advance(1)
-        return scalar_string(rec)
+        slots = self._slots
+        while slots:
+            self._i %= len(slots)
+            rec = slots[self._i].next_record(self._opener)  # an error: the slot is done
+            if rec is not None:
+                self._advance(1)
+                return scalar_string(rec)
+            # the file is finished: the next file takes its place and waits a turn
+            self._in_block = 0
+            if self._files:
+                slots[self._i] = _Slot(self._files.pop(0))
+                self._i += 1
+            else:
+                slots.pop(self._i)
+        raise StopIteration
 
     def next_records(self, n):
         if self._slots is None:
