@@ -156,6 +156,14 @@ def as_tensor(a):
     return a.view(Tensor)
 
 
+def scalar_string(b):
+    """A 0-d string Tensor holding the bytes `b` (what TensorFlow's ops that make one
+    string, such as encode_png or a record read, return)."""
+    out = np.empty((), dtype=object)
+    out[()] = b
+    return out.view(Tensor)
+
+
 def _to_bytes_array(arr):
     out = np.empty(arr.shape, dtype=object)
     flat_in = arr.reshape(-1)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import errors
 from .._ffi import ffi
 from .._record import _tf_compression
-from .._tensor import Tensor, as_tensor
+from .._tensor import as_tensor, scalar_string
 from . import plan
 from .plan import AUTOTUNE
 
@@ -87,12 +87,6 @@ def join_views(parts):
     if not parts:
         return RecordViews(np.empty((0, 2), dtype=np.uint64), ())
     return RecordViews(np.concatenate([p.views for p in parts]), tuple(p.keep for p in parts))
-
-
-def scalar_string(b):
-    out = np.empty((), dtype=object)
-    out[()] = b
-    return out.view(Tensor)
 
 
 class _Chunks:
