@@ -390,6 +390,68 @@ def test_to_number(nums, out):
          lambda: tn.strings.to_number(tn.constant(nums, tn.string), out), rtol=1e-6)
 
 
+# Hashes: FarmHash Fingerprint64 / TensorFlow's Hash64 / SipHash-2-4 of random byte
+# strings of every length class (0-16, 17-32, 33-64, the 64-byte loop), bit for bit.
+byte_strings = st.lists(st.binary(max_size=200), min_size=0, max_size=12)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(bs=byte_strings, shape2=st.booleans(),
+       nb=st.one_of(st.integers(-3, 40), st.integers(1, 2 ** 63 - 1)),
+       key=st.tuples(st.integers(-2 ** 63, 2 ** 63 - 1), st.integers(-2 ** 63, 2 ** 63 - 1)))
+def test_hash_buckets(bs, shape2, nb, key):
+    if shape2 and len(bs) % 2 == 0 and bs:
+        bs = [bs[:len(bs) // 2], bs[len(bs) // 2:]]
+    for op in ("to_hash_bucket_fast", "to_hash_bucket"):
+        same(lambda: getattr(tf.strings, op)(bs, nb), lambda: getattr(tn.strings, op)(bs, nb))
+    same(lambda: tf.strings.to_hash_bucket_strong(bs, nb, list(key)),
+         lambda: tn.strings.to_hash_bucket_strong(bs, nb, list(key)))
+
+
+def test_hash_bucket_errors_and_inputs():
+    for args in [("a", 0), ("a", -3), ([1, 2], 5), (tf.constant([1, 2]), 5), ("a", 2 ** 63),
+                 ([["a", "b"], ["c", "d"]], 5), ([], 5), (["\u00fc", b"\xff"], 9)]:
+        targ = args[0]
+        narg = tn.constant([1, 2]) if isinstance(targ, tf.Tensor) else targ
+        for op in ("to_hash_bucket_fast", "to_hash_bucket"):
+            a = same(lambda: getattr(tf.strings, op)(targ, args[1]),
+                     lambda: getattr(tn.strings, op)(narg, args[1]))
+            if isinstance(a, tf.errors.InvalidArgumentError):
+                first = str(a).split(" [Op:")[0].splitlines()[0]
+                assert first in str(_outcome(lambda: getattr(tn.strings, op)(narg, args[1]))[1])
+    for key in ([1], [1, 2, 3], 7, "ab", [2 ** 64 - 1, 2], [1.5, 2]):
+        same(lambda: tf.strings.to_hash_bucket_strong("a", 5, key),
+             lambda: tn.strings.to_hash_bucket_strong("a", 5, key))
+    rt = tf.ragged.constant([["a"], ["b", "c"]])
+    assert tn.strings.to_hash_bucket_fast(tn.ragged.constant([["a"], ["b", "c"]]), 3).to_list() \
+        == tf.strings.to_hash_bucket_fast(rt, 3).to_list()
+
+
+tokens = st.lists(st.sampled_from(["a", "b", "cd", "", "é"]), min_size=0, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(rows=st.lists(tokens, min_size=1, max_size=4), ragged=st.booleans(),
+       width=st.one_of(st.integers(1, 5), st.lists(st.integers(1, 4), min_size=1, max_size=3)),
+       sep=st.sampled_from([" ", "_", ""]),
+       pad=st.sampled_from([None, "#", ("<", ">")]), pad_width=st.sampled_from([None, 1, 2, 3]),
+       short=st.booleans())
+def test_ngrams(rows, ragged, width, sep, pad, pad_width, short):
+    if pad is None:
+        pad_width = None
+    if ragged:
+        t, n = tf.ragged.constant(rows, tf.string), tn.ragged.constant(rows, tn.string)
+    else:
+        rows = [r[:min(map(len, rows))] for r in rows]
+        t, n = tf.constant(rows, tf.string), tn.constant(rows, tn.string)
+    kw = dict(separator=sep, pad_values=pad, padding_width=pad_width,
+              preserve_short_sequences=short)
+    same(lambda: tf.strings.ngrams(t, width, **kw), lambda: tn.strings.ngrams(n, width, **kw))
+    if not ragged:  # one row: a 1-D tensor
+        same(lambda: tf.strings.ngrams(t[0], width, **kw),
+             lambda: tn.strings.ngrams(n[0], width, **kw))
+
+
 # ------------------------------------------------------------------ nest, specs, random
 
 structures = st.recursive(st.integers(0, 9) | st.none() | st.text(max_size=2),

@@ -189,7 +189,10 @@ def _infer(value):
         if arr.dtype.kind in "SUO":
             return _to_bytes_array(arr)
         return arr
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except UnicodeError:  # text beside non-ASCII bytes: numpy tries a str array
+        arr = np.array(value, dtype=object)
     kind = arr.dtype.kind
     if kind in "SUO":
         # numpy's fixed-width 'S' arrays drop trailing NUL bytes: keep the objects.
