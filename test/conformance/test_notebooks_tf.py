@@ -22,10 +22,7 @@ NOTEBOOKS = sorted((Path(__file__).parent / "notebooks").glob("*.py"))
 IMPORT = re.compile(r"^import tensorflow as tf$", re.M)
 
 
-KNOWN_DIFFERENT = {
-    "tfrecord_and_example": "Tensor.dtype prints numpy's dtype ('object') where TensorFlow "
-    "prints <dtype: 'string'>",
-}
+KNOWN_DIFFERENT = {}
 
 
 def _run(script, workdir):

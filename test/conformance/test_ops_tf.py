@@ -482,6 +482,21 @@ def test_specs(shape, dtype):
 
 
 @SETTINGS
+@given(x=arrays(dtypes=ALL + ["float16", "uint16", "complex64"], max_dims=3, max_side=4),
+       text=st.lists(st.binary(max_size=3), min_size=0, max_size=4))
+def test_tensor_dtype_and_text(x, text):
+    """t.dtype, print(t), repr(t), t.shape as TensorFlow gives them."""
+    for value in (x, np.array(text + [None], dtype=object)[:-1] if text else x):
+        t, n = tf.constant(value), tn.constant(value)
+        assert str(n.dtype) == str(t.dtype) and repr(n.dtype) == repr(t.dtype)
+        assert n.dtype == t.dtype and t.dtype == n.dtype
+        assert str(n) == str(t) and repr(n) == repr(t)
+        assert str(n.shape) == str(t.shape) and repr(n.shape) == repr(t.shape)
+        if value.ndim and len(value):
+            assert repr(n[0]) == repr(t[0])
+
+
+@SETTINGS
 @given(shape=st.lists(st.integers(0, 3), max_size=2),
        dtype=st.sampled_from(["float32", "float64", "int32", "int64"]),
        maxval=st.sampled_from([None, 3]))
