@@ -121,13 +121,17 @@ class _Chunks:
                 if got is None:
                     self.close()
                     break
-                data, offs = got
+                if len(got) == 3:  # (data, starts, lengths): records need not touch
+                    data, starts, lengths = got
+                else:  # (data, offsets): records end to end
+                    data, offs = got
+                    starts, lengths = offs[:-1], np.diff(offs)
                 buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
                 bases.append((data, buf))
-                ptrs.append(offs[:-1].astype(np.uint64) +
+                ptrs.append(starts.astype(np.uint64) +
                             np.uint64(int(ffi.cast("uintptr_t", buf))))
-                lens.append(np.diff(offs).astype(np.uint64))
-                count += len(offs) - 1
+                lens.append(lengths.astype(np.uint64))
+                count += len(lengths)
                 nbytes += len(data)
         except BaseException as e:
             self.close()
