@@ -73,6 +73,7 @@ _LAZY.update({
     "random": ("tfnano.ops.random_ops", None),
     "nest": ("tfnano.ops.nest", None),
     "compat": ("tfnano.compat", None),
+    "lookup": ("tfnano.ops.lookup_ops", None),
 })
 del _module, _names, _spec, _name, _attr
 
