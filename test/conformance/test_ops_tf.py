@@ -390,6 +390,49 @@ def test_to_number(nums, out):
          lambda: tn.strings.to_number(tn.constant(nums, tn.string), out), rtol=1e-6)
 
 
+# tf.cond on a per-record predicate inside a tf.data map: traced, batched with where.
+COND_BRANCHES = {
+    "scale": lambda lib, x: x * 3,
+    "neg": lambda lib, x: -x,
+    "const": lambda lib, x: lib.constant(7, lib.int64),
+    "fill": lambda lib, x: lib.reduce_sum(lib.fill([2], x)),
+    "nested": lambda lib, x: lib.cond(x > 5, lambda: x + 100, lambda: x - 100),
+    "gather_oob": lambda lib, x: lib.gather(lib.constant([1, 2], lib.int64), x * 10),
+}
+
+
+@SETTINGS
+@given(values=st.lists(st.integers(-20, 20), min_size=0, max_size=9),
+       threshold=st.integers(-5, 5), t=st.sampled_from(sorted(COND_BRANCHES)),
+       f=st.sampled_from(sorted(COND_BRANCHES)), batch=st.integers(1, 4),
+       pair=st.booleans())
+def test_cond_in_dataset_map(values, threshold, t, f, batch, pair):
+    def make(lib):
+        def fn(x):
+            tb, fb = COND_BRANCHES[t], COND_BRANCHES[f]
+            if pair:  # a tuple of two outputs, one of them a string
+                return lib.cond(x > threshold, lambda: (tb(lib, x), lib.strings.as_string(x)),
+                                lambda: (fb(lib, x), lib.constant("no")))
+            return lib.cond(x > threshold, lambda: tb(lib, x), lambda: fb(lib, x))
+        ds = lib.data.Dataset.from_tensor_slices(lib.constant(values, lib.int64)).map(fn)
+        return [b for b in ds.batch(batch)]
+    same(lambda: make(tf), lambda: make(tn))
+
+
+def test_cond_branch_disagreement_errors():
+    for t, f in [(lambda lib, x: x, lambda lib, x: 0), (lambda lib, x: (x, x),
+                                                        lambda lib, x: x),
+                 (lambda lib, x: {"a": x}, lambda lib, x: {"b": x})]:
+        def make(lib):
+            return lib.data.Dataset.range(3).map(
+                lambda x: lib.cond(x > 1, lambda: t(lib, x), lambda: f(lib, x)))
+        (k1, a), (k2, b) = _outcome(lambda: make(tf)), _outcome(lambda: make(tn))
+        assert k1 == k2 == "error" and type(a).__name__ == type(b).__name__, (a, b)
+        if isinstance(a, TypeError):
+            first = "true_fn and false_fn arguments to tf.cond must have the same number"
+            assert first in str(a) and first in str(b)
+
+
 # Hashes: FarmHash Fingerprint64 / TensorFlow's Hash64 / SipHash-2-4 of random byte
 # strings of every length class (0-16, 17-32, 33-64, the 64-byte loop), bit for bit.
 byte_strings = st.lists(st.binary(max_size=200), min_size=0, max_size=12)
