@@ -77,6 +77,13 @@ PIPELINES = {
     .enumerate(),
     "generator": lambda lib, p: lib.data.Dataset.from_generator(
         lambda: iter([[1, 2]]), output_signature=lib.TensorSpec([None], lib.int32)),
+    "concatenate": lambda lib, p: lib.data.Dataset.from_tensor_slices([[1, 2]]).concatenate(
+        lib.data.Dataset.from_tensor_slices([[3, 4, 5]])),
+    "concatenate_tuple": lambda lib, p: lib.data.Dataset.zip(
+        (lib.data.Dataset.range(2), lib.data.Dataset.range(2))).concatenate(
+        lib.data.Dataset.zip((lib.data.Dataset.range(3), lib.data.Dataset.range(3)))),
+    "decode_raw": lambda lib, p: lib.data.TFRecordDataset(p).map(
+        lambda r: lib.reshape(lib.io.decode_raw(r, lib.uint8)[:4], [2, 2])),
     "strings": lambda lib, p: lib.data.Dataset.from_tensor_slices(["a b", "c"]).map(
         lambda s: lib.strings.to_hash_bucket_fast(lib.strings.lower(s), 10)),
 }

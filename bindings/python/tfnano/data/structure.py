@@ -181,3 +181,36 @@ def from_type_spec(spec):
                                  dtypes.as_dtype(s.row_splits_dtype).as_numpy_dtype)
         return Spec(dtype, shape)
     return map_structure(convert, spec)
+
+
+def merge_specs(a, b):
+    """The spec of elements of either `a` or `b` (concatenate): the same structure and
+    dtypes, each size kept where both agree; None when they differ or one is unknown."""
+    from .._trace import CompositeSpec, Spec
+    if a is None or b is None:
+        return None
+    la, lb = flatten(a), flatten(b)
+    if len(la) != len(lb) or _shape_of_structure(a) != _shape_of_structure(b):
+        return None
+    out = []
+    for x, y in zip(la, lb):
+        if type(x) is not type(y) or x.dtype != y.dtype:
+            return None
+        shape = None if x.shape is None or y.shape is None or len(x.shape) != len(y.shape) \
+            else tuple(p if p == q else None for p, q in zip(x.shape, y.shape))
+        if isinstance(x, CompositeSpec):
+            if (x.kind, x.ragged_rank) != (y.kind, y.ragged_rank):
+                return None
+            out.append(CompositeSpec(x.kind, x.dtype, shape, x.ragged_rank,
+                                     x.row_splits_dtype))
+        else:
+            out.append(Spec(x.dtype, shape))
+    return pack(a, out)
+
+
+def _shape_of_structure(s):
+    if isinstance(s, dict):
+        return ("dict", tuple((k, _shape_of_structure(s[k])) for k in sorted(s)))
+    if isinstance(s, tuple):
+        return ("tuple", tuple(_shape_of_structure(v) for v in s))
+    return None
