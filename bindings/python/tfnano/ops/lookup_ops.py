@@ -510,12 +510,13 @@ class StaticVocabularyTable:
             ids = np.empty(len(flat), np.int64)
             miss = np.arange(len(flat))
             base = 0
-        if len(miss):
-            from .string_ops import as_string, to_hash_bucket_fast
+        if len(miss):  # to_hash_bucket_fast of the keys (integers: of their text)
+            from .string_ops import as_string, hash_flat
             keys = flat[miss]
             if keys.dtype != object:
                 keys = np.asarray(as_string(keys))
-            ids[miss] = np.asarray(to_hash_bucket_fast(keys, self._num_oov_buckets)) + base
+            buckets = hash_flat(keys, num_buckets=self._num_oov_buckets)
+            ids[miss] = buckets.astype(np.int64) + base
         return as_tensor(ids.reshape(a.shape))
 
 

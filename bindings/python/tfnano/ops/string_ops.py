@@ -410,25 +410,36 @@ def _num_buckets(num_buckets, op, input_name="input"):
     return n
 
 
+def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None):
+    """The hash (`num_buckets` 0) or bucket of each string of a 1-D object array of
+    bytes, as uint64, in one C call over the strings laid end to end."""
+    items = flat.tolist()
+    try:
+        data = b"".join(items)
+    except TypeError:  # text among the bytes
+        items = [v if v.__class__ is bytes else _text(v) for v in items]
+        data = b"".join(items)
+    from .._ffi import check, ffi, lib, new_error
+    offsets = np.zeros(len(items) + 1, np.int64)
+    if items:
+        np.cumsum(np.fromiter(map(len, items), np.int64, len(items)), out=offsets[1:])
+    out = np.empty(len(items), np.uint64)
+    err = new_error()
+    check(lib.tfn_hash_strings(kind, ffi.from_buffer("uint8_t[]", data) if data else ffi.NULL,
+                               ffi.from_buffer("int64_t[]", offsets), len(items),
+                               ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
+                               num_buckets, ffi.from_buffer("uint64_t[]", out), err), err)
+    return out
+
+
 def _hash_buckets(input, num_buckets, kind, op, key=None, input_name="input"):  # noqa: A002
     if type(input).__name__ == "RaggedTensor" and hasattr(input, "with_flat_values"):
         return input.with_flat_values(
             _hash_buckets(input.flat_values, num_buckets, kind, op, key, input_name))
     n = _num_buckets(num_buckets, op, input_name)
     a = _strings(input, op)
-    items = [v if v.__class__ is bytes else _text(v) for v in a.reshape(-1).tolist()]
-    from .._ffi import check, ffi, lib, new_error
-    offsets = np.zeros(len(items) + 1, np.int64)
-    if items:
-        np.cumsum(np.fromiter(map(len, items), np.int64, len(items)), out=offsets[1:])
-    data = b"".join(items)
-    out = np.empty(a.shape, np.int64)
-    err = new_error()
-    check(lib.tfn_hash_strings(kind, ffi.from_buffer("uint8_t[]", data) if data else ffi.NULL,
-                               ffi.from_buffer("int64_t[]", offsets), len(items),
-                               ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
-                               n, ffi.from_buffer("uint64_t[]", out), err), err)
-    return wrap(out)
+    out = hash_flat(a.reshape(-1), kind, n, key)  # buckets < num_buckets fit int64
+    return wrap(out.view(np.int64).reshape(a.shape))
 
 
 @traceable("strings.to_hash_bucket_fast", batch="elementwise",
