@@ -132,3 +132,8 @@ def test_lookup_in_a_traced_map_runs_batched(tmp_path):
     got = [b.tolist() for b in ds]
     assert got == [[-2.0, 1.0, -2.0, -2.0, -2.0], [3.0, -2.0, -2.0, -2.0, 5.0]]
     assert np.asarray(next(iter(ds))).dtype == np.float32
+
+
+def test_missing_lookup_names_say_what_is_covered():
+    with pytest.raises(AttributeError, match="tf.lookup.experimental is not part of it"):
+        tf.lookup.experimental.MutableHashTable

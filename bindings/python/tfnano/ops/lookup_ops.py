@@ -520,5 +520,15 @@ class StaticVocabularyTable:
         return as_tensor(ids.reshape(a.shape))
 
 
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(
+        "module 'tfnano.lookup' has no attribute %r: tfnano implements tf.lookup's "
+        "StaticHashTable, StaticVocabularyTable, KeyValueTensorInitializer, "
+        "TextFileInitializer and TextFileIndex (tables that are immutable once made); "
+        "tf.lookup.%s is not part of it. See docs/compat.md." % (name, name))
+
+
 __all__ = ["StaticHashTable", "StaticVocabularyTable", "KeyValueTensorInitializer",
            "TextFileInitializer", "TextFileIndex"]
