@@ -53,18 +53,21 @@ class _Stream:
         return zlib.decompressobj(zlib.MAX_WBITS | (16 if self.gzip else 0))
 
     def read(self):
+        if self.z is None:
+            return self.f.read(self.size)
         while True:
-            raw = self.f.read(self.size)
-            if self.z is None:
-                return raw
-            if not raw:  # a stream cut short ends there, as TensorFlow reads it
-                return b""
-            try:
-                out = self.z.decompress(raw)
-                while self.z.eof and self.z.unused_data and self.gzip:
-                    rest = self.z.unused_data
-                    self.z = self._inflater()
-                    out += self.z.decompress(rest)
+            if self.z.eof:  # a member ended: GZIP may go on with another
+                pending = self.z.unused_data or (self.f.read(self.size) if self.gzip
+                                                 else b"")
+                if not (self.gzip and pending):
+                    return b""
+                self.z = self._inflater()
+            else:
+                pending = self.z.unconsumed_tail or self.f.read(self.size)
+                if not pending:  # a stream cut short ends there, as TensorFlow reads it
+                    return b""
+            try:  # bounded output: a highly compressed file does not fill memory
+                out = self.z.decompress(pending, 4 * self.size)
             except zlib.error as e:
                 raise errors.DataLossError(None, None, _inflate_text(e)) from None
             if out:
