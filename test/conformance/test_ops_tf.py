@@ -533,7 +533,7 @@ def test_tensor_dtype_and_text(x, text):
         t, n = tf.constant(value), tn.constant(value)
         assert str(n.dtype) == str(t.dtype) and repr(n.dtype) == repr(t.dtype)
         assert n.dtype == t.dtype and t.dtype == n.dtype
-        assert str(n) == str(t) and repr(n) == repr(t)
+        assert str(n) == str(t) and repr(n) == repr(t) and format(n) == format(t)
         assert str(n.shape) == str(t.shape) and repr(n.shape) == repr(t.shape)
         if value.ndim and len(value):
             assert repr(n[0]) == repr(t[0])

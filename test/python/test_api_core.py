@@ -79,6 +79,9 @@ def test_tensor_prints_as_tensorflow():
         "tf.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)"
     assert repr(tf.constant([b"a"])) == \
         "<tf.Tensor: shape=(1,), dtype=string, numpy=array([b'a'], dtype=object)>"
+    # f-strings and format() give the value, as TensorFlow's __format__ does
+    assert f"{tf.constant([1, 2])} {tf.constant(3.5):.2f} {tf.constant('x')}" == \
+        "[1 2] 3.50 b'x'"
     shape = tf.zeros((2, 3)).shape
     assert str(shape) == "(2, 3)" and repr(shape) == "TensorShape([2, 3])"
     assert shape == (2, 3) and shape.as_list() == [2, 3]

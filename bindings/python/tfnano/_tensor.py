@@ -92,6 +92,9 @@ class Tensor(np.ndarray):
         return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (
             self.shape, dt.name, self._numpy_text(True))
 
+    def __format__(self, format_spec):  # f"{t}" formats the value, as TensorFlow's
+        return format(self.numpy(), format_spec)
+
     def __str__(self):
         dt = self.dtype
         if not isinstance(dt, _dt.DType):
