@@ -679,6 +679,46 @@ TFN_API int tfn_encode_sequences(const tfn_column *context, size_t ncontext,
                                  tfn_error *err);
 
 /* ==================================================================================
+ * MARK: String hashing (tf.strings.to_hash_bucket*, tf.lookup's OOV buckets)
+ *
+ * The three hashes TensorFlow's string ops use, bit-exact with TensorFlow on every
+ * machine (words are read little-endian). Thread-safe, no state.
+ * ================================================================================== */
+
+/* The seed TensorFlow's Hash64 uses when none is given. */
+#define TFN_TF_HASH64_SEED 0xDECAFCAFFEull
+
+typedef enum tfn_hash_kind {
+    TFN_HASH_FINGERPRINT64 = 1, /* FarmHash Fingerprint64: to_hash_bucket_fast */
+    TFN_HASH_TF_HASH64 = 2,     /* TensorFlow's Hash64, seed 0xDECAFCAFFE: to_hash_bucket */
+    TFN_HASH_SIPHASH24 = 3      /* SipHash-2-4 with a 2-word key: to_hash_bucket_strong */
+} tfn_hash_kind;
+
+/* FarmHash's Fingerprint64 (farmhashna::Hash64) of `len` bytes, the hash of
+ * tf.strings.to_hash_bucket_fast. tfn_fingerprint64("", 0) == 0x9ae16a3b2f90404f.
+ * @param data  may be NULL when len == 0. */
+TFN_API uint64_t tfn_fingerprint64(const void *data, size_t len);
+
+/* TensorFlow's Hash64 (tensorflow/core/platform/hash.cc, a MurmurHash64A variant) with
+ * `seed`; tf.strings.to_hash_bucket uses TFN_TF_HASH64_SEED. */
+TFN_API uint64_t tfn_tf_hash64(const void *data, size_t len, uint64_t seed);
+
+/* SipHash-2-4 with the 128-bit key key[0] (low word) and key[1], as highwayhash
+ * computes it for tf.strings.to_hash_bucket_strong(..., key=[key[0], key[1]]). */
+TFN_API uint64_t tfn_siphash24(const uint64_t key[2], const void *data, size_t len);
+
+/* Hashes n strings laid end to end: string i is data[offsets[i] .. offsets[i + 1])
+ * (offsets has n + 1 entries, non-decreasing, from 0 or more), with the hash `kind`
+ * (a tfn_hash_kind; `key` is read only for TFN_HASH_SIPHASH24) and writes
+ * out[i] = hash % num_buckets (the hash itself when num_buckets is 0).
+ * @param data  may be NULL when every string is empty.
+ * @return TFN_OK, or TFN_E_INVALID_ARG (unknown kind, NULL arrays or key, offsets that
+ *         are not ranges; err->record_index = the string). Thread-safe. */
+TFN_API int tfn_hash_strings(int kind, const uint8_t *data, const int64_t *offsets, size_t n,
+                             const uint64_t *key, uint64_t num_buckets, uint64_t *out,
+                             tfn_error *err);
+
+/* ==================================================================================
  * MARK: CRC32C and TFRecord files
  *
  * A TFRecord file is a sequence of records, each framed as

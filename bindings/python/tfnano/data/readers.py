@@ -15,7 +15,7 @@ import numpy as np
 from .. import errors
 from .._ffi import ffi
 from .._record import _tf_compression
-from .._tensor import Tensor, as_tensor
+from .._tensor import as_tensor, scalar_string
 from . import plan
 from .plan import AUTOTUNE
 
@@ -89,12 +89,6 @@ def join_views(parts):
     return RecordViews(np.concatenate([p.views for p in parts]), tuple(p.keep for p in parts))
 
 
-def scalar_string(b):
-    out = np.empty((), dtype=object)
-    out[()] = b
-    return out.view(Tensor)
-
-
 class _Chunks:
     """A file's records, a chunk at a time (at least CHUNK records or READ_BYTES, or
     to the end): (buffers kept alive, addresses, lengths, count). A read error after
@@ -127,13 +121,17 @@ class _Chunks:
                 if got is None:
                     self.close()
                     break
-                data, offs = got
+                if len(got) == 3:  # (data, starts, lengths): records need not touch
+                    data, starts, lengths = got
+                else:  # (data, offsets): records end to end
+                    data, offs = got
+                    starts, lengths = offs[:-1], np.diff(offs)
                 buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
                 bases.append((data, buf))
-                ptrs.append(offs[:-1].astype(np.uint64) +
+                ptrs.append(starts.astype(np.uint64) +
                             np.uint64(int(ffi.cast("uintptr_t", buf))))
-                lens.append(np.diff(offs).astype(np.uint64))
-                count += len(offs) - 1
+                lens.append(lengths.astype(np.uint64))
+                count += len(lengths)
                 nbytes += len(data)
         except BaseException as e:
             self.close()

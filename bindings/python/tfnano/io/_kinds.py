@@ -218,6 +218,10 @@ class _Plan:
         self.var = [(k, dt) for k, dt in sparse.items()] + \
                    [(k, v[0]) for k, v in ragged.items()]
         self.var_index = {k: len(self.dense) + i for i, (k, _) in enumerate(self.var)}
+        # The result dict in TensorFlow's key order: VarLen, dense (FixedLen and
+        # FixedLenSequence), Ragged, then SparseFeature keys, each group sorted.
+        rank = {"varlen": 0, "dense": 1, "ragged": 2, "sparse": 3}
+        self.outputs.sort(key=lambda o: (rank[o[1]], o[0]))
         self.sparse_out = {k for k, kind, _ in self.outputs if kind == "varlen"}
         self._compile()
         self._local = threading.local()
