@@ -424,6 +424,567 @@ static PyObject *read_record(PyObject *self, PyObject *args)
     return b;
 }
 
+/* ---------------------------------------------------------------- strings
+ *
+ * String tensors are numpy object arrays of bytes. The functions below take one (1-D,
+ * contiguous: read through the buffer protocol, Python >= 3.11) or a list of bytes
+ * (what tolist() gives on 3.8-3.10) and hand each string to C as a (pointer, length)
+ * view where its bytes object holds it: no joining, no length measured in Python.
+ * An item that is not bytes (a str, None, ...) or another container makes them
+ * decline (False / None): the caller then takes its Python path, which gives
+ * TensorFlow's results and errors. Results that are strings are written into a fresh
+ * object array (np.empty(n, object), all None) through its buffer, or returned as a
+ * list when buffers are not used.
+ *
+ * Lengthy C work (hashing, table lookups of STRINGS_RELEASE_AT strings or more) runs
+ * with the GIL released. The items are borrowed from the container, which another
+ * thread could change meanwhile, so a reference to each is taken first and dropped
+ * after. */
+
+enum { STRINGS_RELEASE_AT = 16384 };
+
+/* What identifies an object array: the exact type numpy.ndarray and numpy's object
+ * dtype (a singleton), passed by the caller as one tuple. */
+typedef struct object_kinds {
+    PyObject *type, *dtype;
+} object_kinds;
+
+/* The strings of a container, as views. */
+typedef struct strs {
+    tfn_bytes *v;
+    Py_ssize_t n;
+    PyObject **items;  /* the array's items (through `view`), or NULL for a list */
+    PyObject *list;    /* the list, or NULL */
+    PyObject **held;   /* items with a reference taken, or NULL */
+    unsigned char *view;
+    int viewing;
+} strs;
+
+/* An object array of `kinds` viewed (writable when asked) into s->items / s->n. */
+static int object_array(strs *s, PyObject *a, const object_kinds *k, int writable)
+{
+    if (!use_buffers || (PyObject *)Py_TYPE(a) != k->type)
+        return 0;
+    PyObject *d = PyObject_GetAttr(a, dtype_name);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    int is_object = d == k->dtype;
+    Py_DECREF(d);
+    if (!is_object || !(s->view = malloc(tfn_py_view_size())))
+        return 0;
+    if (!tfn_py_object_items(a, s->view, &s->items, &s->n, writable)) {
+        free(s->view);
+        s->view = NULL;
+        return 0;
+    }
+    s->viewing = 1;
+    return 1;
+}
+
+static void strs_close(strs *s)
+{
+    if (s->held) {
+        for (Py_ssize_t i = 0; i < s->n; i++)
+            Py_DECREF(s->held[i]);
+        free(s->held);
+    }
+    if (s->viewing)
+        tfn_py_view_release(s->view);
+    free(s->view);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static inline PyObject *strs_item(const strs *s, Py_ssize_t i)
+{
+    return s->items ? s->items[i] : PyList_GetItem(s->list, i);
+}
+
+/* Where an exact bytes object's characters start, from its address: learned at
+ * install from PyBytes_AsString (bytes keep their characters inline, at one offset for
+ * every exact bytes object), 0 when not known. It spares a call into the interpreter
+ * per string; the length is the object's ob_size (Py_SIZE, in the limited API). */
+static Py_ssize_t bytes_data_offset;
+
+static void learn_bytes_offset(void)
+{
+    PyObject *b = PyBytes_FromStringAndSize("tfnano", 6);
+    char *p = b ? PyBytes_AsString(b) : NULL;
+    ptrdiff_t off = p ? p - (char *)b : 0;
+    bytes_data_offset = 0;
+    if (p && off >= (ptrdiff_t)sizeof(PyVarObject) && off <= 256 && Py_SIZE(b) == 6 &&
+        memcmp((char *)b + off, "tfnano", 7) == 0)
+        bytes_data_offset = (Py_ssize_t)off;
+    Py_XDECREF(b);
+    if (PyErr_Occurred())
+        PyErr_Clear();
+}
+
+/* The bytes of x (bytes or a subclass, such as numpy.bytes_), or 0. */
+static inline int bytes_view(PyObject *x, tfn_bytes *v)
+{
+    char *p;
+    Py_ssize_t len;
+    if (x && Py_TYPE(x) == &PyBytes_Type && bytes_data_offset) {
+        v->data = (const uint8_t *)x + bytes_data_offset;
+        v->len = (size_t)Py_SIZE(x);
+        return 1;
+    }
+    if (!x || !PyBytes_Check(x))
+        return 0;
+    if (PyBytes_AsStringAndSize(x, &p, &len) != 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    v->data = (const uint8_t *)p;
+    v->len = (size_t)len;
+    return 1;
+}
+
+/* Opens the strings of `seq` (an object array or a list of bytes): 1, or 0 (declined,
+ * nothing held). `hold`: take a reference to each item when there are
+ * STRINGS_RELEASE_AT or more (the caller releases the GIL), s->held then set. */
+static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg, int hold)
+{
+    memset(s, 0, sizeof *s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyList_CheckExact(seq)) {
+        s->list = seq;
+        s->n = PyList_Size(seq);
+    } else if (!object_array(s, seq, &k, 0)) {
+        return 0;
+    }
+    size_t n = (size_t)s->n;
+    s->v = malloc((n ? n : 1) * sizeof *s->v);
+    if (!s->v || (hold && s->n >= STRINGS_RELEASE_AT &&
+                  !(s->held = malloc(n * sizeof *s->held)))) {
+        strs_close(s);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < s->n; i++) {
+        PyObject *x = strs_item(s, i);
+        if (!bytes_view(x, &s->v[i])) {
+            if (s->held) { /* the references taken so far */
+                for (Py_ssize_t j = 0; j < i; j++)
+                    Py_DECREF(s->held[j]);
+                free(s->held);
+                s->held = NULL;
+            }
+            strs_close(s);
+            return 0;
+        }
+        if (s->held) {
+            Py_INCREF(x);
+            s->held[i] = x;
+        }
+    }
+    return 1;
+}
+
+/* Runs `call` over the views with the GIL released when references are held. */
+#define STRS_CALL(s, rc, call)                                                              \
+    do {                                                                                    \
+        if ((s)->held) {                                                                    \
+            Py_BEGIN_ALLOW_THREADS                                                          \
+            rc = call;                                                                      \
+            Py_END_ALLOW_THREADS                                                            \
+        } else {                                                                            \
+            rc = call;                                                                      \
+        }                                                                                   \
+    } while (0)
+
+/* all_bytes(seq, kinds) -> bool: every item of an object array or list is exactly a
+ * bytes object (no subclass). */
+static PyObject *all_bytes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds_arg;
+    if (!PyArg_ParseTuple(args, "OO", &seq, &kinds_arg))
+        return NULL;
+    strs s;
+    memset(&s, 0, sizeof s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (PyList_CheckExact(seq)) {
+        s.list = seq;
+        s.n = PyList_Size(seq);
+    } else if (!object_array(&s, seq, &k, 0)) {
+        Py_RETURN_FALSE;
+    }
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++) {
+        PyObject *x = strs_item(&s, i);
+        ok = x && Py_TYPE(x) == &PyBytes_Type;
+    }
+    strs_close(&s);
+    return PyBool_FromLong(ok);
+}
+
+/* hash_strings(seq, kinds, kind, num_buckets, key_address, out_address) -> bool.
+ * out (n uint64) = tfn_hash_views of the strings. */
+static PyObject *hash_strings(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds;
+    int kind;
+    unsigned long long buckets, key_addr, out_addr;
+    if (!PyArg_ParseTuple(args, "OOiKKK", &seq, &kinds, &kind, &buckets, &key_addr, &out_addr))
+        return NULL;
+    strs s;
+    if (!strs_open(&s, seq, kinds, 1))
+        Py_RETURN_FALSE;
+    tfn_error err;
+    int rc;
+    STRS_CALL(&s, rc, tfn_hash_views(kind, s.v, (size_t)s.n,
+                                     (const uint64_t *)(uintptr_t)key_addr, buckets,
+                                     (uint64_t *)(uintptr_t)out_addr, &err));
+    strs_close(&s);
+    return PyBool_FromLong(rc == TFN_OK);
+}
+
+/* table_find(seq, kinds, table_address, missing, rows_address) -> bool.
+ * rows (n int64) = tfn_table_find_strings of the strings. */
+static PyObject *table_find(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds;
+    unsigned long long table_addr, rows_addr;
+    long long missing;
+    if (!PyArg_ParseTuple(args, "OOKLK", &seq, &kinds, &table_addr, &missing, &rows_addr))
+        return NULL;
+    strs s;
+    if (!strs_open(&s, seq, kinds, 1))
+        Py_RETURN_FALSE;
+    tfn_error err;
+    int rc;
+    STRS_CALL(&s, rc, tfn_table_find_strings((const tfn_table *)(uintptr_t)table_addr, s.v,
+                                             (size_t)s.n, (int64_t)missing,
+                                             (int64_t *)(uintptr_t)rows_addr, &err));
+    strs_close(&s);
+    return PyBool_FromLong(rc == TFN_OK);
+}
+
+/* table_vocab(seq, kinds, table_address, values_address, oov_buckets, ids_address)
+ * -> bool. ids (n int64) = tfn_table_vocab_strings of the strings (table 0: none). */
+static PyObject *table_vocab(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds;
+    unsigned long long table_addr, values_addr, buckets, ids_addr;
+    if (!PyArg_ParseTuple(args, "OOKKKK", &seq, &kinds, &table_addr, &values_addr, &buckets,
+                          &ids_addr))
+        return NULL;
+    strs s;
+    if (!strs_open(&s, seq, kinds, 1))
+        Py_RETURN_FALSE;
+    tfn_error err;
+    int rc;
+    STRS_CALL(&s, rc, tfn_table_vocab_strings((const tfn_table *)(uintptr_t)table_addr,
+                                              (const int64_t *)(uintptr_t)values_addr, s.v,
+                                              (size_t)s.n, buckets,
+                                              (int64_t *)(uintptr_t)ids_addr, &err));
+    strs_close(&s);
+    return PyBool_FromLong(rc == TFN_OK);
+}
+
+/* Where new strings go: the slots of a fresh object array (`out` viewed writable), or
+ * a new list. */
+typedef struct sink {
+    strs out;
+    PyObject *list;
+    Py_ssize_t at, cap;
+} sink;
+
+/* Opens the output for `cap` strings: `out` an object array of that many (all None),
+ * or None for a list. 1, or 0 (nothing held). */
+static int sink_open(sink *k, PyObject *out, PyObject *kinds_arg, Py_ssize_t cap)
+{
+    memset(k, 0, sizeof *k);
+    k->cap = cap;
+    if (out == Py_None) {
+        k->list = PyList_New(cap);
+        if (!k->list) {
+            PyErr_Clear();
+            return 0;
+        }
+        return 1;
+    }
+    object_kinds kinds;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &kinds.type, &kinds.dtype)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (!object_array(&k->out, out, &kinds, 1))
+        return 0;
+    if (k->out.n != cap) {
+        strs_close(&k->out);
+        return 0;
+    }
+    return 1;
+}
+
+/* Puts `x` (a new reference, stolen; NULL: out of memory) in the next slot. */
+static int sink_put(sink *k, PyObject *x)
+{
+    if (!x || k->at >= k->cap) {
+        Py_XDECREF(x);
+        PyErr_Clear();
+        return 0;
+    }
+    if (k->list) {
+        PyList_SetItem(k->list, k->at++, x); /* steals x; the slot held NULL */
+        return 1;
+    }
+    PyObject *old = k->out.items[k->at];
+    k->out.items[k->at++] = x;
+    Py_XDECREF(old); /* None, in a fresh array */
+    return 1;
+}
+
+/* The result: True (the array was filled) or the list; NULL when not every slot was
+ * filled (no error set: the caller returns False). */
+static PyObject *sink_close(sink *k, int ok)
+{
+    PyObject *result = NULL;
+    ok = ok && k->at == k->cap;
+    if (k->list) {
+        if (ok)
+            result = k->list;
+        else
+            Py_DECREF(k->list);
+    } else {
+        strs_close(&k->out);
+        if (ok) {
+            Py_INCREF(Py_True);
+            result = Py_True;
+        }
+    }
+    return result;
+}
+
+static inline int ascii_space(uint8_t c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r'); /* \t \n \v \f \r */
+}
+
+enum { MAP_LOWER = 0, MAP_UPPER = 1, MAP_STRIP = 2 };
+
+/* One string mapped: a new reference (x itself when unchanged and exact bytes). */
+static PyObject *map_one(PyObject *x, const tfn_bytes *v, int op)
+{
+    const uint8_t *p = v->data;
+    size_t len = v->len, from = 0, to = len;
+    int exact = Py_TYPE(x) == &PyBytes_Type;
+    if (op == MAP_STRIP) {
+        while (from < to && ascii_space(p[from]))
+            from++;
+        while (to > from && ascii_space(p[to - 1]))
+            to--;
+        if (exact && from == 0 && to == len) {
+            Py_INCREF(x);
+            return x;
+        }
+        return PyBytes_FromStringAndSize((const char *)p + from, (Py_ssize_t)(to - from));
+    }
+    uint8_t lo = op == MAP_LOWER ? 'A' : 'a', hi = op == MAP_LOWER ? 'Z' : 'z';
+    size_t i = 0;
+    while (i < len && (p[i] < lo || p[i] > hi))
+        i++;
+    if (i == len && exact) { /* nothing to change */
+        Py_INCREF(x);
+        return x;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+    char *d = b ? PyBytes_AsString(b) : NULL;
+    if (!d) {
+        Py_XDECREF(b);
+        return NULL;
+    }
+    if (len)
+        memcpy(d, p, len);
+    for (; i < len; i++)
+        if (p[i] >= lo && p[i] <= hi)
+            d[i] = (char)(p[i] ^ 0x20);
+    return b;
+}
+
+/* bytes_map(seq, kinds, op, out) -> True (out filled), a list (out None) or False.
+ * op: 0 lower, 1 upper (ASCII letters), 2 strip (ASCII whitespace at both ends). */
+static PyObject *bytes_map(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds, *out;
+    int op;
+    if (!PyArg_ParseTuple(args, "OOiO", &seq, &kinds, &op, &out))
+        return NULL;
+    strs s;
+    if (op < MAP_LOWER || op > MAP_STRIP || !strs_open(&s, seq, kinds, 0))
+        Py_RETURN_FALSE;
+    sink k;
+    if (!sink_open(&k, out, kinds, s.n)) {
+        strs_close(&s);
+        Py_RETURN_FALSE;
+    }
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++)
+        ok = sink_put(&k, map_one(strs_item(&s, i), &s.v[i], op));
+    strs_close(&s);
+    PyObject *r = sink_close(&k, ok);
+    if (!r)
+        Py_RETURN_FALSE;
+    return r;
+}
+
+/* ---------------------------------------------------------------- split */
+
+typedef struct splitter {
+    const uint8_t *sep;
+    size_t sep_len; /* 0: runs of ASCII whitespace */
+    Py_ssize_t maxsplit; /* < 0: no limit */
+} splitter;
+
+/* Where `sep` next starts in p[from, len), or len. */
+static size_t find_sep(const splitter *sp, const uint8_t *p, size_t from, size_t len)
+{
+    while (from + sp->sep_len <= len) {
+        const uint8_t *hit = memchr(p + from, sp->sep[0], len - from - sp->sep_len + 1);
+        if (!hit)
+            return len;
+        size_t at = (size_t)(hit - p);
+        if (memcmp(hit, sp->sep, sp->sep_len) == 0)
+            return at;
+        from = at + 1;
+    }
+    return len;
+}
+
+/* The tokens of one string as TensorFlow's StringSplitV2 gives them (Python's split,
+ * except: maxsplit 0 gives the whole string, and when maxsplit is reached what is left
+ * is a token even if empty), each given to `put` (NULL: only counted). Returns the
+ * count, or -1 when `put` fails. */
+static Py_ssize_t split_one(const splitter *sp, const tfn_bytes *v, sink *k)
+{
+    const uint8_t *p = v->data;
+    size_t len = v->len, i = 0;
+    Py_ssize_t count = 0, splits = 0;
+#define PUT(from, n)                                                                        \
+    do {                                                                                    \
+        if (k && !sink_put(k, PyBytes_FromStringAndSize((const char *)p + (from),           \
+                                                        (Py_ssize_t)(n))))                  \
+            return -1;                                                                      \
+        count++;                                                                            \
+    } while (0)
+    if (sp->maxsplit == 0) {
+        PUT(0, len);
+        return count;
+    }
+    if (sp->sep_len == 0) {
+        while (i < len && ascii_space(p[i]))
+            i++;
+        while (i < len) {
+            size_t start = i;
+            while (i < len && !ascii_space(p[i]))
+                i++;
+            PUT(start, i - start);
+            while (i < len && ascii_space(p[i]))
+                i++;
+            if (sp->maxsplit > 0 && ++splits == sp->maxsplit) {
+                PUT(i, len - i);
+                return count;
+            }
+        }
+        return count;
+    }
+    for (;;) {
+        size_t at = find_sep(sp, p, i, len);
+        PUT(i, at - i);
+        if (at == len)
+            return count;
+        i = at + sp->sep_len;
+        if (sp->maxsplit > 0 && ++splits == sp->maxsplit) {
+            PUT(i, len - i);
+            return count;
+        }
+    }
+#undef PUT
+}
+
+static int parse_splitter(PyObject *sep, Py_ssize_t maxsplit, splitter *sp)
+{
+    sp->maxsplit = maxsplit;
+    sp->sep = NULL;
+    sp->sep_len = 0;
+    if (sep == Py_None)
+        return 1;
+    tfn_bytes v;
+    if (!bytes_view(sep, &v))
+        return 0;
+    sp->sep = v.data;
+    sp->sep_len = v.len;
+    return 1;
+}
+
+/* split_count(seq, kinds, sep, maxsplit, splits_address) -> total tokens, or None.
+ * Writes the n + 1 row splits (int64) of the strings' tokens; sep None or b"":
+ * whitespace. */
+static PyObject *split_count(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds, *sep;
+    Py_ssize_t maxsplit;
+    unsigned long long splits_addr;
+    if (!PyArg_ParseTuple(args, "OOOnK", &seq, &kinds, &sep, &maxsplit, &splits_addr))
+        return NULL;
+    splitter sp;
+    strs s;
+    if (!parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds, 0))
+        Py_RETURN_NONE;
+    int64_t *splits = (int64_t *)(uintptr_t)splits_addr;
+    splits[0] = 0;
+    for (Py_ssize_t i = 0; i < s.n; i++)
+        splits[i + 1] = splits[i] + (int64_t)split_one(&sp, &s.v[i], NULL);
+    strs_close(&s);
+    return PyLong_FromLongLong((long long)splits[s.n]);
+}
+
+/* split_fill(seq, kinds, sep, maxsplit, out, total) -> True (out, an object array of
+ * `total` Nones, filled), a list (out None) or False (the strings no longer give
+ * `total` tokens, or any other failure). */
+static PyObject *split_fill(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds, *sep, *out;
+    Py_ssize_t maxsplit, total;
+    if (!PyArg_ParseTuple(args, "OOOnOn", &seq, &kinds, &sep, &maxsplit, &out, &total))
+        return NULL;
+    splitter sp;
+    strs s;
+    if (total < 0 || !parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds, 0))
+        Py_RETURN_FALSE;
+    sink k;
+    if (!sink_open(&k, out, kinds, total)) {
+        strs_close(&s);
+        Py_RETURN_FALSE;
+    }
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++)
+        ok = split_one(&sp, &s.v[i], &k) >= 0;
+    strs_close(&s);
+    PyObject *r = sink_close(&k, ok);
+    if (!r)
+        Py_RETURN_FALSE;
+    return r;
+}
+
 /* ---------------------------------------------------------------- install */
 
 static PyMethodDef methods[] = {
@@ -434,6 +995,21 @@ static PyMethodDef methods[] = {
      "value, mask, lengths) -> bool (tfnano._pad)"},
     {"read_record", read_record, METH_VARARGS,
      "read_record(reader, error) -> bytes or the status (tfnano._crecord.Reader)"},
+    {"all_bytes", all_bytes, METH_VARARGS,
+     "all_bytes(seq, kinds) -> bool (tfnano._strviews)"},
+    {"hash_strings", hash_strings, METH_VARARGS,
+     "hash_strings(seq, kinds, kind, num_buckets, key, out) -> bool (tfnano._strviews)"},
+    {"table_find", table_find, METH_VARARGS,
+     "table_find(seq, kinds, table, missing, rows) -> bool (tfnano._strviews)"},
+    {"table_vocab", table_vocab, METH_VARARGS,
+     "table_vocab(seq, kinds, table, values, oov_buckets, ids) -> bool (tfnano._strviews)"},
+    {"bytes_map", bytes_map, METH_VARARGS,
+     "bytes_map(seq, kinds, op, out) -> True, a list or False (tfnano._strviews)"},
+    {"split_count", split_count, METH_VARARGS,
+     "split_count(seq, kinds, sep, maxsplit, splits) -> total or None (tfnano._strviews)"},
+    {"split_fill", split_fill, METH_VARARGS,
+     "split_fill(seq, kinds, sep, maxsplit, out, total) -> True, a list or False "
+     "(tfnano._strviews)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -449,6 +1025,7 @@ int tfn_py_install(const char *module, int buffers)
     int result = 0;
     if (!dtype_name)
         dtype_name = PyUnicode_InternFromString("dtype");
+    learn_bytes_offset();
     PyObject *m = module && dtype_name ? PyImport_ImportModule(module) : NULL;
     if (m) {
         result = 1;

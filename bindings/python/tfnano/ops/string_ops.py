@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 
+from .. import _strviews as _sv
 from .. import dtypes as _dt
 from .._trace import traceable
 from ..errors import InvalidArgumentError
@@ -30,11 +31,16 @@ def _text(v):
 
 
 def _map(fn, a, otype=object):
-    out = np.empty(a.shape, otype)
-    flat_in, flat_out = a.reshape(-1), out.reshape(-1)
-    for i, v in enumerate(flat_in):
-        flat_out[i] = fn(v)
-    return out
+    if otype is not object:
+        return np.fromiter(map(fn, a.reshape(-1).tolist()), otype, a.size).reshape(a.shape)
+    out = np.empty(a.size, object)
+    out[:] = list(map(fn, a.reshape(-1).tolist()))
+    return out.reshape(a.shape)
+
+
+def _bytes_map(a, op):
+    """An ASCII map (tfnano._strviews: lower, upper, strip) of every string of `a`."""
+    return _sv.bytes_map(a, op).reshape(a.shape)
 
 
 def _ragged_or_flat(pieces, a, dtype):
@@ -73,16 +79,21 @@ def _split_infer(dtype):
 
 @traceable("strings.split", batch=None, infer=_split_infer(object))
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
-    """``tf.strings.split``: on whitespace runs (sep None) or on `sep`."""
+    """``tf.strings.split``: on runs of ASCII whitespace (sep None or "") or on `sep`,
+    with TensorFlow's maxsplit rules (tfnano._strviews.split_one); a 1-D tensor for a
+    scalar, else a RaggedTensor with one more dimension. The tokens are made in C."""
     a = _strings(input, "StringSplitV2")
+    if isinstance(sep, np.ndarray):
+        sep = sep.reshape(()).item() if sep.size == 1 else sep
     s = None if sep is None else _text(sep)
-    if s == b"":
-        s = None
-    pieces = []
-    for v in a.reshape(-1):
-        pieces.append(v.split(s, maxsplit) if maxsplit is not None and maxsplit >= 0
-                      else v.split(s))
-    return _ragged_or_flat(pieces, a, object)
+    values, splits = _sv.split(a.reshape(-1), s, maxsplit)
+    if a.ndim == 0:
+        return wrap(values)
+    from ..ragged import RaggedTensor
+    rt = RaggedTensor.from_row_splits(values, splits, validate=False)
+    for dim in reversed(a.shape[1:]):  # leading dense dims of a rank > 1 input
+        rt = RaggedTensor.from_uniform_row_length(rt, dim)
+    return rt
 
 
 @traceable("strings.bytes_split", batch=None, infer=_split_infer(object))
@@ -253,7 +264,7 @@ def lower(input, encoding="", name=None):  # noqa: A002
     a = _strings(input, "StringLower")
     if encoding:
         return wrap(_map(lambda v: v.decode("utf-8").lower().encode("utf-8"), a))
-    return wrap(_map(bytes.lower, a))
+    return wrap(_bytes_map(a, _sv.LOWER))
 
 
 @traceable("strings.upper", batch="elementwise", infer=same_shape_infer(object))
@@ -262,13 +273,13 @@ def upper(input, encoding="", name=None):  # noqa: A002
     a = _strings(input, "StringUpper")
     if encoding:
         return wrap(_map(lambda v: v.decode("utf-8").upper().encode("utf-8"), a))
-    return wrap(_map(bytes.upper, a))
+    return wrap(_bytes_map(a, _sv.UPPER))
 
 
 @traceable("strings.strip", batch="elementwise", infer=same_shape_infer(object))
 def strip(input, name=None):  # noqa: A002
     """``tf.strings.strip``: leading and trailing ASCII whitespace."""
-    return wrap(_map(lambda v: v.strip(b" \t\n\v\f\r"), _strings(input, "StringStrip")))
+    return wrap(_bytes_map(_strings(input, "StringStrip"), _sv.STRIP))
 
 
 @traceable("strings.join", batch="elementwise",
@@ -392,8 +403,8 @@ def _spec_scalar_string():
 
 
 # ------------------------------------------------------------------ hash buckets
-# The hashes are C (lib/base/hash.c, bit-exact with TensorFlow): the strings are laid
-# end to end and hashed in one call.
+# The hashes are C (lib/base/hash.c, bit-exact with TensorFlow): the strings are handed
+# to one tfn_hash_views call where they lie (tfnano._strviews).
 
 _FINGERPRINT64, _TF_HASH64, _SIPHASH24 = 1, 2, 3  # tfn_hash_kind
 
@@ -412,24 +423,9 @@ def _num_buckets(num_buckets, op, input_name="input"):
 
 def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None):
     """The hash (`num_buckets` 0) or bucket of each string of a 1-D object array of
-    bytes, as uint64, in one C call over the strings laid end to end."""
-    items = flat.tolist()
-    try:
-        data = b"".join(items)
-    except TypeError:  # text among the bytes
-        items = [v if v.__class__ is bytes else _text(v) for v in items]
-        data = b"".join(items)
-    from .._ffi import check, ffi, lib, new_error
-    offsets = np.zeros(len(items) + 1, np.int64)
-    if items:
-        np.cumsum(np.fromiter(map(len, items), np.int64, len(items)), out=offsets[1:])
-    out = np.empty(len(items), np.uint64)
-    err = new_error()
-    check(lib.tfn_hash_strings(kind, ffi.from_buffer("uint8_t[]", data) if data else ffi.NULL,
-                               ffi.from_buffer("int64_t[]", offsets), len(items),
-                               ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
-                               num_buckets, ffi.from_buffer("uint64_t[]", out), err), err)
-    return out
+    bytes, as uint64, in one C call over views of the strings (tfnano._strviews)."""
+    from .._strviews import hash_strings
+    return hash_strings(flat, kind, num_buckets, key)
 
 
 def _hash_buckets(input, num_buckets, kind, op, key=None, input_name="input"):  # noqa: A002
