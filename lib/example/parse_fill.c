@@ -3,6 +3,7 @@
  * FixedLen features and padding for FixedLenSequence ones. */
 #include "example_internal.h"
 #include "parse_internal.h"
+#include "varint_internal.h"
 
 /* ---- decoding one slot's values into `out` (at most `max` values) ---- */
 
@@ -113,9 +114,21 @@ DEFINE_DECODE_BULK(decode_bulk_int64, int64_t)
 DEFINE_DECODE_BULK(decode_bulk_int32, int32_t)
 #endif
 
-/* Values of a run of one-byte varints, in blocks the compiler vectorizes. */
-static void widen_int64(const uint8_t *restrict src, int64_t *restrict out, size_t n)
+/* Values of a run of one-byte varints, in blocks the compiler can vectorize (or with
+ * the SIMD code). */
+static void widen_int64(const uint8_t *restrict src, int64_t *restrict out, size_t n, int simd)
 {
+#if TFN_VARINT_SIMD
+    if (simd >= TFN__SIMD_AVX2) {
+        tfn__widen_bytes64_avx2(src, out, n);
+        return;
+    }
+    if (simd == TFN__SIMD_SSE41) {
+        tfn__widen_bytes64_sse41(src, out, n);
+        return;
+    }
+#endif
+    (void)simd;
     size_t i = 0;
     for (; n - i >= 16; i += 16)
         for (size_t k = 0; k < 16; k++)
@@ -124,8 +137,19 @@ static void widen_int64(const uint8_t *restrict src, int64_t *restrict out, size
         out[i] = src[i];
 }
 
-static void widen_int32(const uint8_t *restrict src, int32_t *restrict out, size_t n)
+static void widen_int32(const uint8_t *restrict src, int32_t *restrict out, size_t n, int simd)
 {
+#if TFN_VARINT_SIMD
+    if (simd >= TFN__SIMD_AVX2) {
+        tfn__widen_bytes32_avx2(src, out, n);
+        return;
+    }
+    if (simd == TFN__SIMD_SSE41) {
+        tfn__widen_bytes32_sse41(src, out, n);
+        return;
+    }
+#endif
+    (void)simd;
     size_t i = 0;
     for (; n - i >= 16; i += 16)
         for (size_t k = 0; k < 16; k++)
@@ -134,15 +158,26 @@ static void widen_int32(const uint8_t *restrict src, int32_t *restrict out, size
         out[i] = src[i];
 }
 
-static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
+/* Scalar steps taken after the SIMD decoder stops (at a long varint or near the end of
+ * the run) before it is tried again. */
+enum { SCALAR_STEPS = 8 };
+
+static void decode_int64(const tfn__slot *s, int64_t *out, size_t max, int simd)
 {
     if (all_single_byte(s)) {
-        widen_int64(s->data, out, max);
+        widen_int64(s->data, out, max, simd);
         return;
     }
     const uint8_t *q = s->data;
     size_t i = 0;
+    if (!s->packed)
+        simd = TFN__SIMD_NONE;
     while (i < max) {
+        if (simd) {
+            i += tfn__decode_varints64_at(simd, &q, s->end, out + i, max - i);
+            if (i >= max)
+                break;
+        }
 #ifdef TFN_BULK_VARINTS
         if (s->packed) {
             i += decode_bulk_int64(&q, s->end, out + i, max - i);
@@ -150,21 +185,31 @@ static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
                 break;
         }
 #endif
-        uint64_t v = 0;
-        q = int64_next(q, s->end, s->packed, &v);
-        out[i++] = (int64_t)v;
+        for (size_t k = 0; k < SCALAR_STEPS && i < max; k++) {
+            uint64_t v = 0;
+            q = int64_next(q, s->end, s->packed, &v);
+            out[i++] = (int64_t)v;
+        }
     }
 }
 
 /* Returns the index of the first value out of int32 range, or SIZE_MAX. */
-static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad)
+static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad, int simd)
 {
     if (all_single_byte(s)) {
-        widen_int32(s->data, out, max);
+        widen_int32(s->data, out, max, simd);
         return SIZE_MAX;
     }
     const uint8_t *q = s->data;
+    if (!s->packed)
+        simd = TFN__SIMD_NONE;
     for (size_t i = 0; i < max;) {
+        /* values below 2^21: no range check needed */
+        if (simd) {
+            i += tfn__decode_varints32_at(simd, &q, s->end, out + i, max - i);
+            if (i >= max)
+                break;
+        }
 #ifdef TFN_BULK_VARINTS
         if (s->packed) {
             i += decode_bulk_int32(&q, s->end, out + i, max - i);
@@ -172,18 +217,20 @@ static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t
                 break;
         }
 #endif
-        uint64_t v = 0;
-        const uint8_t *next = int64_next(q, s->end, s->packed, &v);
-        /* varints of up to 4 bytes hold values below 2^28: no range check needed */
-        if (TFN_UNLIKELY(next - q > 4 + !s->packed)) {
-            int64_t x = (int64_t)v;
-            if (x < INT32_MIN || x > INT32_MAX) {
-                *bad = x;
-                return i;
+        for (size_t k = 0; k < SCALAR_STEPS && i < max; k++) {
+            uint64_t v = 0;
+            const uint8_t *next = int64_next(q, s->end, s->packed, &v);
+            /* varints of up to 4 bytes hold values below 2^28: no range check needed */
+            if (TFN_UNLIKELY(next - q > 4 + !s->packed)) {
+                int64_t x = (int64_t)v;
+                if (x < INT32_MIN || x > INT32_MAX) {
+                    *bad = x;
+                    return i;
+                }
             }
+            out[i++] = (int32_t)(int64_t)v;
+            q = next;
         }
-        out[i++] = (int32_t)(int64_t)v;
-        q = next;
     }
     return SIZE_MAX;
 }
@@ -221,7 +268,7 @@ void tfn__decode_slot(int dtype, const tfn__slot *slot, void *dst, size_t count)
     if (!count)
         return;
     if (dtype == TFN_INT64)
-        decode_int64(slot, dst, count);
+        decode_int64(slot, dst, count, tfn__simd_level());
     else if (dtype == TFN_FLOAT32)
         decode_float(slot, dst, count);
     else
@@ -278,11 +325,11 @@ static int decode_values(const tfn_parser *p, size_t j, size_t i, const tfn__slo
     const tfn__dense *d = &p->spec->dense[j];
     switch (d->out_dtype) {
     case TFN_INT64:
-        decode_int64(s, dst, values);
+        decode_int64(s, dst, values, p->simd);
         return TFN_OK;
     case TFN_INT32: {
         int64_t bad = 0;
-        size_t at = decode_int32(s, dst, values, &bad);
+        size_t at = decode_int32(s, dst, values, &bad, p->simd);
         if (at == SIZE_MAX)
             return TFN_OK;
         return tfn__fail_at(err, TFN_E_OUT_OF_RANGE, 0, i,

@@ -60,6 +60,7 @@ struct tfn_parser {
     size_t *seen; /* per feature: last example index + 1 that set it */
     size_t n;     /* examples in the last successful scan */
     bool scanned;
+    int simd; /* the SIMD level of the varint code (varint_internal.h) */
 };
 
 /* Feature index of `key`, or SIZE_MAX. */

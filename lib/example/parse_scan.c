@@ -10,6 +10,7 @@
  */
 #include "example_internal.h"
 #include "parse_internal.h"
+#include "varint_internal.h"
 
 #include <stdio.h>
 
@@ -199,7 +200,7 @@ static bool parse_example(tfn_parser *p, const uint8_t *data, size_t len, size_t
  * are and how many TF counts. `cap` is the FixedLen capacity (TF writes FixedLen
  * values into a slice of exactly `stride` elements, which changes what it accepts
  * for floats and strings), or SIZE_MAX for FixedLenSequence. */
-static bool read_int64_list(cis *s, tfn__slot *slot)
+static bool read_int64_list(cis *s, tfn__slot *slot, int simd)
 {
     uint32_t len;
     if (!cis_varint32(s, &len))
@@ -219,7 +220,7 @@ static bool read_int64_list(cis *s, tfn__slot *slot)
             return false;
         cis_push_limit(s, plen);
         size_t count;
-        if (!tfn__count_varints(s->p, s->limit, &count))
+        if (!tfn__count_varints_at(simd, s->p, s->limit, &count))
             return false;
         slot->data = s->p;
         slot->end = s->limit;
@@ -320,7 +321,7 @@ bool tfn__read_feature(const uint8_t *value, size_t len, int *dtype, tfn__slot *
                                          : -1;
     cis s = {value + 1, value + len};
     switch (*dtype) {
-    case TFN_INT64: return read_int64_list(&s, slot);
+    case TFN_INT64: return read_int64_list(&s, slot, tfn__simd_level());
     case TFN_FLOAT32: return read_float_list(&s, slot, SIZE_MAX);
     case TFN_BYTES: return read_bytes_list(&s, slot, SIZE_MAX);
     default: return true;
@@ -476,7 +477,7 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
     bool fixed = d->type == TFN_FIXED_LEN;
     size_t cap = fixed ? d->stride : SIZE_MAX;
     cis s = {e->value + 1, e->value + e->value_len};
-    bool ok = dtype == TFN_INT64     ? read_int64_list(&s, slot)
+    bool ok = dtype == TFN_INT64     ? read_int64_list(&s, slot, p->simd)
               : dtype == TFN_FLOAT32 ? read_float_list(&s, slot, cap)
                                      : read_bytes_list(&s, slot, cap);
     if (!ok) {
@@ -687,6 +688,7 @@ tfn_parser *tfn_parser_new(const tfn_spec *spec, const tfn_alloc *alc)
     memset(p, 0, sizeof *p);
     p->alloc = a;
     p->spec = spec;
+    p->simd = tfn__simd_level();
     p->max_rows = tfn__malloc(&a, spec->n * sizeof *p->max_rows);
     p->seen = tfn__malloc(&a, 2 * spec->n * sizeof *p->seen); /* + running totals */
     if (!p->max_rows || !p->seen) {
