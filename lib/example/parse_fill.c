@@ -114,50 +114,6 @@ DEFINE_DECODE_BULK(decode_bulk_int64, int64_t)
 DEFINE_DECODE_BULK(decode_bulk_int32, int32_t)
 #endif
 
-/* Values of a run of one-byte varints, in blocks the compiler can vectorize (or with
- * the SIMD code). */
-static void widen_int64(const uint8_t *restrict src, int64_t *restrict out, size_t n, int simd)
-{
-#if TFN_VARINT_SIMD
-    if (simd >= TFN__SIMD_AVX2) {
-        tfn__widen_bytes64_avx2(src, out, n);
-        return;
-    }
-    if (simd == TFN__SIMD_SSE41) {
-        tfn__widen_bytes64_sse41(src, out, n);
-        return;
-    }
-#endif
-    (void)simd;
-    size_t i = 0;
-    for (; n - i >= 16; i += 16)
-        for (size_t k = 0; k < 16; k++)
-            out[i + k] = src[i + k];
-    for (; i < n; i++)
-        out[i] = src[i];
-}
-
-static void widen_int32(const uint8_t *restrict src, int32_t *restrict out, size_t n, int simd)
-{
-#if TFN_VARINT_SIMD
-    if (simd >= TFN__SIMD_AVX2) {
-        tfn__widen_bytes32_avx2(src, out, n);
-        return;
-    }
-    if (simd == TFN__SIMD_SSE41) {
-        tfn__widen_bytes32_sse41(src, out, n);
-        return;
-    }
-#endif
-    (void)simd;
-    size_t i = 0;
-    for (; n - i >= 16; i += 16)
-        for (size_t k = 0; k < 16; k++)
-            out[i + k] = src[i + k];
-    for (; i < n; i++)
-        out[i] = src[i];
-}
-
 /* Scalar steps taken after the SIMD decoder stops (at a long varint or near the end of
  * the run) before it is tried again. */
 enum { SCALAR_STEPS = 8 };
@@ -165,7 +121,7 @@ enum { SCALAR_STEPS = 8 };
 static void decode_int64(const tfn__slot *s, int64_t *out, size_t max, int simd)
 {
     if (all_single_byte(s)) {
-        widen_int64(s->data, out, max, simd);
+        tfn__widen_bytes64_at(simd, s->data, out, max);
         return;
     }
     const uint8_t *q = s->data;
@@ -197,7 +153,7 @@ static void decode_int64(const tfn__slot *s, int64_t *out, size_t max, int simd)
 static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad, int simd)
 {
     if (all_single_byte(s)) {
-        widen_int32(s->data, out, max, simd);
+        tfn__widen_bytes32_at(simd, s->data, out, max);
         return SIZE_MAX;
     }
     const uint8_t *q = s->data;
@@ -233,6 +189,49 @@ static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t
         }
     }
     return SIZE_MAX;
+}
+
+/* The checked twin of decode_int64 / decode_int32 for runs the scan has not counted:
+ * the SIMD and bulk decoders stay inside the run and take only whole varints of up to
+ * 3 / 4 bytes, the rest goes through tfn__get_varint, which fails on a cut or overlong
+ * varint. */
+bool tfn__decode_exact(int out_dtype, const uint8_t *p, const uint8_t *end, void *dst,
+                       size_t want, int simd)
+{
+    if (!want)
+        return p == end;
+    const uint8_t *q = p;
+    size_t i = 0;
+    bool wide = out_dtype == TFN_INT64;
+    while (i < want) {
+        if (simd) {
+            i += wide ? tfn__decode_varints64_at(simd, &q, end, (int64_t *)dst + i, want - i)
+                      : tfn__decode_varints32_at(simd, &q, end, (int32_t *)dst + i, want - i);
+            if (i >= want)
+                break;
+        }
+#ifdef TFN_BULK_VARINTS
+        i += wide ? decode_bulk_int64(&q, end, (int64_t *)dst + i, want - i)
+                  : decode_bulk_int32(&q, end, (int32_t *)dst + i, want - i);
+        if (i >= want)
+            break;
+#endif
+        for (size_t k = 0; k < SCALAR_STEPS && i < want; k++) {
+            uint64_t v;
+            const uint8_t *next = tfn__get_varint(q, end, &v);
+            if (!next)
+                return false;
+            if (wide) {
+                ((int64_t *)dst)[i++] = (int64_t)v;
+            } else {
+                if ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX)
+                    return false; /* the fill reports it, after the scan's errors */
+                ((int32_t *)dst)[i++] = (int32_t)(int64_t)v;
+            }
+            q = next;
+        }
+    }
+    return q == end;
 }
 
 static void decode_float(const tfn__slot *s, float *out, size_t max)
@@ -395,9 +394,11 @@ static int fill_feature(tfn_parser *p, size_t j, const tfn_output *o, tfn_error 
         uint8_t *dst = base + i * per_example * es;
         if (d->type == TFN_FIXED_LEN) {
             if (s->present) {
-                int rc = decode_values(p, j, i, s, dst, d->stride, err);
-                if (rc)
-                    return rc;
+                if (!s->done) {
+                    int rc = decode_values(p, j, i, s, dst, d->stride, err);
+                    if (rc)
+                        return rc;
+                }
             } else {
                 copy_default(d, dst);
             }
@@ -447,7 +448,26 @@ int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err)
 int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n, const tfn_bytes *names,
                      unsigned flags, const tfn_output *outputs, tfn_error *err)
 {
+    /* FixedLen numeric features whose outputs hold the batch are decoded by the scan
+     * as it reads them (one pass over the records, no separate count); the fill then
+     * does the rest (defaults, lengths, masks, other features, and any value the scan
+     * left, such as one out of int32 range, whose error comes after the scan's) */
+    if (p && outputs) {
+        const tfn_spec *spec = p->spec;
+        bool any = false;
+        for (size_t j = 0; j < spec->n; j++) {
+            const tfn__dense *d = &spec->dense[j];
+            size_t need;
+            p->fuse_ok[j] = d->type == TFN_FIXED_LEN && outputs[j].values && d->stride &&
+                            (d->dtype == TFN_INT64 || d->dtype == TFN_FLOAT32) &&
+                            tfn__mul_size(n, d->stride, &need) && need <= outputs[j].capacity;
+            any |= p->fuse_ok[j] != 0;
+        }
+        p->fuse = any ? outputs : NULL;
+    }
     int rc = tfn_parser_scan(p, records, n, names, flags, err);
+    if (p)
+        p->fuse = NULL;
     if (rc)
         return rc;
     return tfn_parser_fill(p, outputs, err);

@@ -16,7 +16,7 @@
 #include "../base/tfn_internal.h"
 
 /* Instruction-set levels, in order. */
-enum { TFN__SIMD_NONE = 0, TFN__SIMD_SSE41 = 1, TFN__SIMD_AVX2 = 2 };
+enum { TFN__SIMD_NONE = 0, TFN__SIMD_SSE41 = 1, TFN__SIMD_AVX2 = 2, TFN__SIMD_AVX512 = 3 };
 
 /* The SIMD code exists on x86-64 with GCC or clang, unless TFN_NO_SIMD is defined
  * (a portable build, which the tests also run). */
@@ -24,12 +24,14 @@ enum { TFN__SIMD_NONE = 0, TFN__SIMD_SSE41 = 1, TFN__SIMD_AVX2 = 2 };
 #    define TFN_VARINT_SIMD 1
 
 /* The best level this CPU runs: SSE41 needs SSSE3, SSE4.1 and POPCNT (x86-64 CPUs since
- * 2008-2011), AVX2 needs AVX2 and POPCNT (since 2013-2015). */
+ * 2008-2011), AVX2 needs AVX2 and POPCNT (since 2013-2015), AVX512 needs AVX-512 F, BW
+ * and VBMI2 with BMI2 (Intel since 2019, AMD since 2022). */
 int tfn__simd_level(void);
 
 /* As tfn__count_varints (the same count, false for the same runs). */
 bool tfn__count_varints_sse41(const uint8_t *p, const uint8_t *end, size_t *count);
 bool tfn__count_varints_avx2(const uint8_t *p, const uint8_t *end, size_t *count);
+bool tfn__count_varints_avx512(const uint8_t *p, const uint8_t *end, size_t *count);
 
 /* Decodes the varints of a valid packed run (one that tfn__count_varints accepts) from
  * *qp, which must be the start of a varint, into out[0 ..]: at most `max` values,
@@ -45,12 +47,18 @@ size_t tfn__decode_varints32_avx2(const uint8_t **qp, const uint8_t *end, int32_
                                   size_t max);
 size_t tfn__decode_varints64_avx2(const uint8_t **qp, const uint8_t *end, int64_t *out,
                                   size_t max);
+size_t tfn__decode_varints32_avx512(const uint8_t **qp, const uint8_t *end, int32_t *out,
+                                    size_t max);
+size_t tfn__decode_varints64_avx512(const uint8_t **qp, const uint8_t *end, int64_t *out,
+                                    size_t max);
 
 /* n one-byte varints (bytes below 0x80) widened. */
 void tfn__widen_bytes32_sse41(const uint8_t *src, int32_t *out, size_t n);
 void tfn__widen_bytes64_sse41(const uint8_t *src, int64_t *out, size_t n);
 void tfn__widen_bytes32_avx2(const uint8_t *src, int32_t *out, size_t n);
 void tfn__widen_bytes64_avx2(const uint8_t *src, int64_t *out, size_t n);
+void tfn__widen_bytes32_avx512(const uint8_t *src, int32_t *out, size_t n);
+void tfn__widen_bytes64_avx512(const uint8_t *src, int64_t *out, size_t n);
 #else
 #    define TFN_VARINT_SIMD 0
 static inline int tfn__simd_level(void)
@@ -59,12 +67,65 @@ static inline int tfn__simd_level(void)
 }
 #endif
 
+/* n one-byte varints widened at a level (the portable loop at TFN__SIMD_NONE). */
+static inline void tfn__widen_bytes32_at(int level, const uint8_t *src, int32_t *out, size_t n)
+{
+#if TFN_VARINT_SIMD
+    if (level >= TFN__SIMD_AVX512) {
+        tfn__widen_bytes32_avx512(src, out, n);
+        return;
+    }
+    if (level == TFN__SIMD_AVX2) {
+        tfn__widen_bytes32_avx2(src, out, n);
+        return;
+    }
+    if (level == TFN__SIMD_SSE41) {
+        tfn__widen_bytes32_sse41(src, out, n);
+        return;
+    }
+#endif
+    (void)level;
+    size_t i = 0;
+    for (; n - i >= 16; i += 16)
+        for (size_t k = 0; k < 16; k++)
+            out[i + k] = src[i + k];
+    for (; i < n; i++)
+        out[i] = src[i];
+}
+
+static inline void tfn__widen_bytes64_at(int level, const uint8_t *src, int64_t *out, size_t n)
+{
+#if TFN_VARINT_SIMD
+    if (level >= TFN__SIMD_AVX512) {
+        tfn__widen_bytes64_avx512(src, out, n);
+        return;
+    }
+    if (level == TFN__SIMD_AVX2) {
+        tfn__widen_bytes64_avx2(src, out, n);
+        return;
+    }
+    if (level == TFN__SIMD_SSE41) {
+        tfn__widen_bytes64_sse41(src, out, n);
+        return;
+    }
+#endif
+    (void)level;
+    size_t i = 0;
+    for (; n - i >= 16; i += 16)
+        for (size_t k = 0; k < 16; k++)
+            out[i + k] = src[i + k];
+    for (; i < n; i++)
+        out[i] = src[i];
+}
+
 /* tfn__count_varints at a level (any level up to tfn__simd_level()). */
 static inline bool tfn__count_varints_at(int level, const uint8_t *p, const uint8_t *end,
                                          size_t *count)
 {
 #if TFN_VARINT_SIMD
-    if (level >= TFN__SIMD_AVX2)
+    if (level >= TFN__SIMD_AVX512)
+        return tfn__count_varints_avx512(p, end, count);
+    if (level == TFN__SIMD_AVX2)
         return tfn__count_varints_avx2(p, end, count);
     if (level == TFN__SIMD_SSE41)
         return tfn__count_varints_sse41(p, end, count);
@@ -78,7 +139,9 @@ static inline size_t tfn__decode_varints32_at(int level, const uint8_t **qp,
                                               const uint8_t *end, int32_t *out, size_t max)
 {
 #if TFN_VARINT_SIMD
-    if (level >= TFN__SIMD_AVX2)
+    if (level >= TFN__SIMD_AVX512)
+        return tfn__decode_varints32_avx512(qp, end, out, max);
+    if (level == TFN__SIMD_AVX2)
         return tfn__decode_varints32_avx2(qp, end, out, max);
     if (level == TFN__SIMD_SSE41)
         return tfn__decode_varints32_sse41(qp, end, out, max);
@@ -91,7 +154,9 @@ static inline size_t tfn__decode_varints64_at(int level, const uint8_t **qp,
                                               const uint8_t *end, int64_t *out, size_t max)
 {
 #if TFN_VARINT_SIMD
-    if (level >= TFN__SIMD_AVX2)
+    if (level >= TFN__SIMD_AVX512)
+        return tfn__decode_varints64_avx512(qp, end, out, max);
+    if (level == TFN__SIMD_AVX2)
         return tfn__decode_varints64_avx2(qp, end, out, max);
     if (level == TFN__SIMD_SSE41)
         return tfn__decode_varints64_sse41(qp, end, out, max);

@@ -411,6 +411,75 @@ static void test_parse_levels(void)
     tfn_spec_free(spec);
 }
 
+/* FixedLen features through tfn_parser_parse (which decodes them during the scan)
+ * against scan + fill (which count first), at every level: same status, message and
+ * values, including out-of-range int32 values, damaged runs and wrong counts. */
+static void test_parse_fused(void)
+{
+    enum { N = 6, STRIDE_MAX = 300 };
+    static uint8_t data[N][17400];
+    static int64_t a_ref[N * STRIDE_MAX], a_got[N * STRIDE_MAX];
+    static int32_t b_ref[N * STRIDE_MAX], b_got[N * STRIDE_MAX];
+    for (int t = 0; t < 600; t++) {
+        int64_t shape[1] = {(int64_t)(1 + below(STRIDE_MAX))};
+        size_t stride = (size_t)shape[0];
+        int64_t defaults[STRIDE_MAX];
+        for (size_t k = 0; k < stride; k++)
+            defaults[k] = (int64_t)k - 5;
+        tfn_feature_config cfg[2] = {
+            {.key = "a", .key_len = 1, .type = TFN_FIXED_LEN, .dtype = TFN_INT64,
+             .shape = shape, .rank = 1},
+            {.key = "b", .key_len = 1, .type = TFN_FIXED_LEN, .dtype = TFN_INT64,
+             .out_dtype = TFN_INT32, .shape = shape, .rank = 1},
+        };
+        if (below(3) == 0) { /* "b" may be missing: its default */
+            cfg[1].default_value = defaults;
+            cfg[1].default_count = stride;
+        }
+        tfn_spec *spec;
+        tfn_error err;
+        REQUIRE(tfn_spec_new(cfg, 2, NULL, &spec, &err) == TFN_OK);
+        tfn_bytes recs[N];
+        for (size_t i = 0; i < N; i++) {
+            int mode = (int)below(5);
+            size_t ca = below(10) ? stride : below(STRIDE_MAX + 1);
+            size_t cb = below(10) ? stride : below(STRIDE_MAX + 1);
+            size_t len = gen_example(data[i], ca, cb, mode, below(8) == 0);
+            if (below(10) == 0 && len > 4)
+                data[i][4 + below(len - 4)] ^= (uint8_t)(below(2) ? 0x80 : rnd());
+            if (below(20) == 0)
+                len = below(len + 1);
+            recs[i] = (tfn_bytes){data[i], len};
+        }
+        size_t n = 1 + below(N);
+        for (int level = 0; level <= levels(); level++) {
+            tfn_parser *p = tfn_parser_new(spec, NULL);
+            p->simd = level;
+            tfn_output o[2] = {{.values = a_ref, .capacity = n * stride, .max_rows = -1},
+                               {.values = b_ref, .capacity = n * stride, .max_rows = -1}};
+            tfn_error err_ref;
+            int rc_ref = tfn_parser_scan(p, recs, n, NULL, TFN_PARSE_BATCH, &err_ref);
+            if (rc_ref == TFN_OK)
+                rc_ref = tfn_parser_fill(p, o, &err_ref);
+            o[0].values = a_got;
+            o[1].values = b_got;
+            int rc = tfn_parser_parse(p, recs, n, NULL, TFN_PARSE_BATCH, o, &err);
+            CHECK_EQ_INT(rc, rc_ref);
+            CHECK_STR(err.msg, rc_ref ? err_ref.msg : err.msg);
+            if (rc == TFN_OK && rc_ref == TFN_OK) {
+                CHECK(memcmp(a_got, a_ref, n * stride * sizeof *a_ref) == 0);
+                CHECK(memcmp(b_got, b_ref, n * stride * sizeof *b_ref) == 0);
+            }
+            /* an output too small for the batch is not decoded into during the scan */
+            o[0].capacity = n * stride - 1;
+            rc = tfn_parser_parse(p, recs, n, NULL, TFN_PARSE_BATCH, o, &err);
+            CHECK(rc != TFN_OK);
+            tfn_parser_free(p);
+        }
+        tfn_spec_free(spec);
+    }
+}
+
 int main(void)
 {
     printf("SIMD level of this CPU: %d\n", levels());
@@ -418,5 +487,6 @@ int main(void)
     RUN(test_count);
     RUN(test_decode);
     RUN(test_parse_levels);
+    RUN(test_parse_fused);
     return harness_finish();
 }
