@@ -13,7 +13,7 @@
 #ifndef TFN_VARINT_INTERNAL_H
 #define TFN_VARINT_INTERNAL_H
 
-#include "../base/tfn_internal.h"
+#include "example_internal.h"
 
 /* Instruction-set levels, in order. */
 enum { TFN__SIMD_NONE = 0, TFN__SIMD_SSE41 = 1, TFN__SIMD_AVX2 = 2, TFN__SIMD_AVX512 = 3 };
@@ -59,6 +59,11 @@ void tfn__widen_bytes32_avx2(const uint8_t *src, int32_t *out, size_t n);
 void tfn__widen_bytes64_avx2(const uint8_t *src, int64_t *out, size_t n);
 void tfn__widen_bytes32_avx512(const uint8_t *src, int32_t *out, size_t n);
 void tfn__widen_bytes64_avx512(const uint8_t *src, int64_t *out, size_t n);
+
+/* Packed varints of v[0 ..] at p while values are below 2^28 and 80 or more are left
+ * (bytes past the end returned may be written, which the remaining values overwrite);
+ * *done gets the values written. */
+uint8_t *tfn__put_varints64_avx512(uint8_t *p, const int64_t *v, size_t n, size_t *done);
 #else
 #    define TFN_VARINT_SIMD 0
 static inline int tfn__simd_level(void)
@@ -116,6 +121,21 @@ static inline void tfn__widen_bytes64_at(int level, const uint8_t *src, int64_t 
             out[i + k] = src[i + k];
     for (; i < n; i++)
         out[i] = src[i];
+}
+
+/* tfn__put_int64s at a level: the same bytes. */
+static inline uint8_t *tfn__put_int64s_at(int level, uint8_t *p, const int64_t *v, size_t n)
+{
+#if TFN_VARINT_SIMD
+    if (level >= TFN__SIMD_AVX512 && n >= 80) {
+        size_t done;
+        p = tfn__put_varints64_avx512(p, v, n, &done);
+        v += done;
+        n -= done;
+    }
+#endif
+    (void)level;
+    return tfn__put_int64s(p, v, n);
 }
 
 /* tfn__count_varints at a level (any level up to tfn__simd_level()). */

@@ -539,6 +539,49 @@ TFN_AVX512_TARGET void tfn__widen_bytes64_avx512(const uint8_t *src, int64_t *ou
         out[i] = src[i];
 }
 
+/* Packed varints of int64 values, 16 per step: the values are narrowed to 32-bit
+ * lanes, their 7-bit groups spread over the lane's bytes with the continuation bits
+ * (from three compares), and vpcompressb packs the bytes each value takes. Steps are
+ * taken while every value is below 2^28 and 80 or more values are left: a step
+ * stores 64 bytes, of which the bytes past its own are overwritten by the following
+ * values (64 at least, one byte each), so nothing is written past the run. */
+TFN_AVX512_TARGET uint8_t *tfn__put_varints64_avx512(uint8_t *p, const int64_t *v, size_t n,
+                                                     size_t *done)
+{
+    size_t i = 0;
+    const __m512i high = _mm512_set1_epi64((long long)~0x0fffffffull);
+    const __m512i m7 = _mm512_set1_epi32(0x7f), cont1 = _mm512_set1_epi32(0x80);
+    const __m512i cont2 = _mm512_set1_epi32(0x8000), cont3 = _mm512_set1_epi32(0x800000);
+    const __m512i conts = _mm512_set1_epi32(0x808080), first = _mm512_set1_epi32(1);
+    while (n - i >= 80) {
+        __m512i a = _mm512_loadu_si512((const void *)(v + i));
+        __m512i b = _mm512_loadu_si512((const void *)(v + i + 8));
+        if (_mm512_test_epi64_mask(_mm512_or_si512(a, b), high))
+            break; /* a value of 2^28 or more, or negative */
+        __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)),
+                                       _mm512_cvtepi64_epi32(b), 1);
+        __m512i w = _mm512_or_si512(
+            _mm512_or_si512(_mm512_and_si512(x, m7),
+                            _mm512_and_si512(_mm512_slli_epi32(x, 1), _mm512_slli_epi32(m7, 8))),
+            _mm512_or_si512(
+                _mm512_and_si512(_mm512_slli_epi32(x, 2), _mm512_slli_epi32(m7, 16)),
+                _mm512_and_si512(_mm512_slli_epi32(x, 3), _mm512_slli_epi32(m7, 24))));
+        w = _mm512_mask_or_epi32(w, _mm512_cmpgt_epu32_mask(x, m7), w, cont1);
+        w = _mm512_mask_or_epi32(w, _mm512_cmpgt_epu32_mask(x, _mm512_set1_epi32(0x3fff)), w,
+                                 cont2);
+        w = _mm512_mask_or_epi32(w, _mm512_cmpgt_epu32_mask(x, _mm512_set1_epi32(0x1fffff)),
+                                 w, cont3);
+        /* a value's bytes: its first, and each after one with a continuation bit */
+        __m512i q = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(w, conts), 1), first);
+        __mmask64 keep = _mm512_test_epi8_mask(q, _mm512_set1_epi8(1));
+        _mm512_storeu_si512((void *)p, _mm512_maskz_compress_epi8(keep, w));
+        p += _mm_popcnt_u64(keep);
+        i += 16;
+    }
+    *done = i;
+    return p;
+}
+
 #else
 
 /* ISO C forbids an empty translation unit. */

@@ -302,6 +302,42 @@ static void test_decode(void)
     }
 }
 
+/* ---- encoding ---- */
+
+/* tfn__put_int64s_at at every level writes the portable bytes, into a block of exactly
+ * their size (a store past it fails under ASan). */
+static void test_encode(void)
+{
+    static int64_t v[1200];
+    for (int t = 0; t < 3000; t++) {
+        size_t n = t < 300 ? (size_t)t : below(1200);
+        int mode = (int)below(6);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = mode == 0   ? 1 + below(3)
+                         : mode == 1 ? (below(8) ? 1 : 1 + below(4))
+                         : mode == 2 ? 1 + below(10)
+                         : mode == 3 ? 4
+                                     : 1 + below(4);
+            v[i] = (int64_t)value_of_len(len);
+            if (mode == 5 && below(50) == 0)
+                v[i] = -(int64_t)below(1000) - 1; /* negative: 10 bytes */
+        }
+        size_t size = (size_t)tfn__int64s_payload(v, n);
+        uint8_t *want = malloc(size ? size : 1);
+        CHECK_EQ_INT(tfn__put_int64s(want, v, n) - want, size);
+        for (int level = 1; level <= levels(); level++) {
+            uint8_t *got = malloc(size ? size : 1);
+            CHECK_EQ_INT(tfn__put_int64s_at(level, got, v, n) - got, size);
+            if (memcmp(got, want, size) != 0) {
+                fprintf(stderr, "level %d, %zu values (mode %d): bytes differ\n", level, n, mode);
+                CHECK(false);
+            }
+            free(got);
+        }
+        free(want);
+    }
+}
+
 /* ---- whole parses at every level ---- */
 
 static size_t put_len_field(uint8_t *p, uint8_t tag, const uint8_t *data, size_t len)
@@ -486,6 +522,7 @@ int main(void)
     RUN(test_tables);
     RUN(test_count);
     RUN(test_decode);
+    RUN(test_encode);
     RUN(test_parse_levels);
     RUN(test_parse_fused);
     return harness_finish();
