@@ -497,7 +497,9 @@ typedef struct tfn_output {
  *         TFN_E_INVALID_ARG (no successful scan before). */
 TFN_API int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err);
 
-/* Scan then fill, in one call. */
+/* Scan then fill, in one call: the same results and errors. FixedLen int64 / float
+ * features whose output holds the whole batch are decoded during the scan (one pass
+ * over the records); when the call fails, the outputs' contents are unspecified. */
 TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
                              const tfn_bytes *names, unsigned flags, const tfn_output *outputs,
                              tfn_error *err);

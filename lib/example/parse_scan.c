@@ -592,8 +592,9 @@ static void prefetch_record(const tfn_bytes *r)
 #if defined(__GNUC__)
     if (!r->data)
         return;
-    /* addresses as integers: no pointer arithmetic past the record */
-    uintptr_t at = (uintptr_t)r->data, end = at + r->len;
+    /* addresses as integers: no pointer arithmetic past the record; the first 4 KiB
+     * (a big record's bulk is bytes values, which the scan does not read) */
+    uintptr_t at = (uintptr_t)r->data, end = at + (r->len < 4096 ? r->len : 4096);
     for (; at < end; at += 64)
         __builtin_prefetch((const void *)at);
 #else
