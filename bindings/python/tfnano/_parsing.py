@@ -245,9 +245,11 @@ class _Spec:
         buf = ffi.from_buffer(record)
         views[0].data = buf
         views[0].len = len(record)
-        rc = lib.tfn_parser_scan(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, err)
-        if rc < 0:
-            raise _parse_err(rc, err)
+        fused = self.fixed_only  # outputs made first, then one tfn_parser_parse call
+        if not fused:
+            rc = lib.tfn_parser_scan(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, err)
+            if rc < 0:
+                raise _parse_err(rc, err)
         result = {}
         keep = []
         strings = None
@@ -277,7 +279,10 @@ class _Spec:
                 result[key] = arr
             outs[j].values = ptr
             keep.append(ptr)
-        rc = lib.tfn_parser_fill(p, outs, err)
+        if fused:
+            rc = lib.tfn_parser_parse(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, outs, err)
+        else:
+            rc = lib.tfn_parser_fill(p, outs, err)
         if rc < 0:
             raise _parse_err(rc, err)
         if scalars is not None:
