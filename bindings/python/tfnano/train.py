@@ -1050,25 +1050,24 @@ class Example(Message):
         lay = layouts.get(keys)
         if lay is None:
             lay = _new_layout(layouts, keys)
-        arr, items, _ = lay
+        arr, items, kinds, _ = lay
         keep = []
-        for item, (kind, vals) in zip(items, feats.values()):
+        i = 0
+        for kind, vals in feats.values():
+            item = items[i]
+            if kinds[i] is not kind:  # the kind of key i, as the last record had it
+                kinds[i] = kind
+                item.kind = _KINDS[kind]
+            i += 1
             if kind == "int64_list":
-                b = _from_buffer(_I64_ARRAY, vals)
-                item.kind = _KIND_INT64
-                item.int64s = b
+                item.int64s = b = _from_buffer(_I64_ARRAY, vals)
             elif kind == "float_list":
-                b = _from_buffer(_F32_ARRAY, vals)
-                item.kind = _KIND_FLOAT
-                item.floats = b
+                item.floats = b = _from_buffer(_F32_ARRAY, vals)
             elif kind is None:
-                item.kind = _KIND_NONE
                 item.count = 0
                 continue
             else:
-                b = _bytes_views(vals, keep)
-                item.kind = _KIND_BYTES
-                item.bytes = b
+                item.bytes = b = _bytes_views(vals, keep)
             item.count = len(vals)
             keep.append(b)
         rc = _serialize_features(ex, arr, len(items), self._has_features, out, n, err)
@@ -1167,6 +1166,8 @@ _KIND_INT64 = lib.TFN_KIND_INT64
 _KIND_FLOAT = lib.TFN_KIND_FLOAT
 _KIND_BYTES = lib.TFN_KIND_BYTES
 _KIND_NONE = lib.TFN_KIND_NONE
+_KINDS = {"int64_list": _KIND_INT64, "float_list": _KIND_FLOAT, "bytes_list": _KIND_BYTES,
+          None: _KIND_NONE}
 _serialize_features = lib.tfn_example_serialize_features
 
 
@@ -1202,7 +1203,8 @@ def _new_layout(layouts, keys):
         arr[i].key_len = len(kb)
     if len(layouts) >= 64:
         layouts.clear()
-    lay = layouts[keys] = (arr, [arr[i] for i in range(len(keys))], held)
+    # the items, then each item's kind as last set (a list, updated in place)
+    lay = layouts[keys] = (arr, [arr[i] for i in range(len(keys))], [0] * len(keys), held)
     return lay
 
 
