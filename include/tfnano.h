@@ -248,6 +248,20 @@ TFN_API int tfn_example_serialize(tfn_example *ex, void *dst, size_t cap, size_t
 TFN_API int tfn_example_serialize_owned(tfn_example *ex, const uint8_t **out, size_t *len,
                                         tfn_error *err);
 
+/* Serializes the Example made of the n features given, in one call: the bytes
+ * tfn_example_clear(), tfn_example_set_*() of each feature in order, then
+ * tfn_example_serialize_owned() would give (a key given twice: the last one counts),
+ * but nothing is copied in: each tfn_feature (key, key_len, kind, count and the
+ * pointer of its kind: int64s, floats or bytes; none for TFN_KIND_NONE) is read where
+ * it is. n == 0 serializes to no bytes, or to `0a 00` with mark_features. `ex` serves
+ * as scratch: it is empty afterwards, and *out stays valid until the next call that
+ * modifies or serializes it. For bindings that serialize one record per call.
+ * @return TFN_OK, TFN_E_INVALID_ARG (NULL arguments, a NULL key or values with
+ *         values to read, an unknown kind), TFN_E_LIMIT, TFN_E_NOMEM. */
+TFN_API int tfn_example_serialize_features(tfn_example *ex, const tfn_feature *features,
+                                           size_t n, int mark_features, const uint8_t **out,
+                                           size_t *len, tfn_error *err);
+
 /* Decode flags. */
 enum {
     TFN_DECODE_DEFAULT = 0,
@@ -578,7 +592,9 @@ typedef struct tfn_output {
  *         TFN_E_INVALID_ARG (no successful scan before). */
 TFN_API int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err);
 
-/* Scan then fill, in one call. */
+/* Scan then fill, in one call: the same results and errors. FixedLen int64 / float
+ * features whose output holds the whole batch are decoded during the scan (one pass
+ * over the records); when the call fails, the outputs' contents are unspecified. */
 TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
                              const tfn_bytes *names, unsigned flags, const tfn_output *outputs,
                              tfn_error *err);

@@ -5,6 +5,7 @@
 #define TFN_COLUMN_INTERNAL_H
 
 #include "example_internal.h"
+#include "varint_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -71,8 +72,9 @@ static inline float tfn__narrow_float(double d)
     return (float)d;
 }
 
-/* Writes row i's values (the payload tfn__column_payload sized); returns the end. */
-static inline uint8_t *tfn__column_write(uint8_t *p, const tfn_column *c, size_t i)
+/* Writes row i's values (the payload tfn__column_payload sized) with the SIMD code of
+ * `simd` (a level of varint_internal.h); returns the end. */
+static inline uint8_t *tfn__column_write(uint8_t *p, const tfn_column *c, size_t i, int simd)
 {
     size_t b, e;
     tfn__column_range(c, i, &b, &e);
@@ -80,7 +82,7 @@ static inline uint8_t *tfn__column_write(uint8_t *p, const tfn_column *c, size_t
         return p;
     switch (c->dtype) {
     case TFN_INT64:
-        return tfn__put_int64s(p, tfn__elem(c->values, b, 8), e - b);
+        return tfn__put_int64s_at(simd, p, tfn__elem(c->values, b, 8), e - b);
     case TFN_INT32:
         return tfn__put_int32s(p, tfn__elem(c->values, b, 4), e - b);
     case TFN_FLOAT32:

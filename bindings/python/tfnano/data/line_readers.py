@@ -120,7 +120,27 @@ def _size(source):
         raise _fserrors.from_oserror(e, source) from None
 
 
-class _LineReader:
+class _OneAtATime:
+    """next_record() over read_batch(): what tf.data's per-record iteration asks of a
+    file's reader (TFRecord readers read each record alone; lines and fixed-length
+    records come from the chunk already read)."""
+
+    _chunk = None
+    _at = 0
+
+    def next_record(self):
+        while self._chunk is None or self._at >= len(self._chunk[1]):
+            got = self.read_batch(0)
+            if got is None:
+                self._chunk = None
+                return None
+            self._chunk, self._at = got, 0
+        data, starts, lengths = self._chunk
+        i, self._at = self._at, self._at + 1
+        return data[int(starts[i]):int(starts[i]) + int(lengths[i])]
+
+
+class _LineReader(_OneAtATime):
     """One file's lines, a chunk at a time."""
 
     def __init__(self, source, compression, buffer_size):
@@ -157,7 +177,7 @@ class _LineReader:
         self.s.close()
 
 
-class _FixedReader:
+class _FixedReader(_OneAtATime):
     """One file's fixed-length records, a chunk at a time."""
 
     def __init__(self, source, compression, buffer_size, header, record, footer):
