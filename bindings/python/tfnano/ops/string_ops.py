@@ -1,7 +1,9 @@
 """``tf.strings``: string tensors are numpy object arrays of ``bytes`` (what
 TensorFlow's ``.numpy()`` gives). Elementwise ops run batched as they are; ops whose
-output length depends on the value (split, bytes_split, unicode_decode) give a 1-D
-tensor for a scalar input and run per record in a traced map."""
+output length depends on the value (split, bytes_split, unicode_decode, unicode_split)
+give a 1-D tensor for a scalar input; in a traced map, their batch rule gives a
+RaggedTensor whose rows are the records (tfnano._trace's rows), which elementwise ops,
+lookups and ngrams then run on, and batch / padded_batch / ragged_batch take as is."""
 import re
 
 import numpy as np
@@ -77,7 +79,17 @@ def _split_infer(dtype):
     return infer
 
 
-@traceable("strings.split", batch=None, infer=_split_infer(object))
+def _rows_batch(name):
+    """The batch rule of an op that gives a 1-D tensor per scalar string: the op on
+    the batch of scalars gives a RaggedTensor whose rows are the records (rows, see
+    tfnano._trace)."""
+    def batch(*args, **kwargs):
+        return globals()[name](*args, **kwargs)
+    return batch
+
+
+@traceable("strings.split", batch=_rows_batch("split"), infer=_split_infer(object),
+           rows="make")
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """``tf.strings.split``: on runs of ASCII whitespace (sep None or "") or on `sep`,
     with TensorFlow's maxsplit rules (tfnano._strviews.split_one); a 1-D tensor for a
@@ -96,7 +108,8 @@ def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     return rt
 
 
-@traceable("strings.bytes_split", batch=None, infer=_split_infer(object))
+@traceable("strings.bytes_split", batch=_rows_batch("bytes_split"),
+           infer=_split_infer(object), rows="make")
 def bytes_split(input, name=None):  # noqa: A002
     """``tf.strings.bytes_split``: one-byte strings."""
     a = _strings(input, "UnicodeDecode")
@@ -123,7 +136,8 @@ def _decode(v, encoding, errors, replacement_char):
     return [replacement_char if c == 0xFFFD else c for c in out]
 
 
-@traceable("strings.unicode_decode", batch=None, infer=_split_infer(np.int32))
+@traceable("strings.unicode_decode", batch=_rows_batch("unicode_decode"),
+           infer=_split_infer(np.int32), rows="make")
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa
                    replace_control_characters=False, name=None):
     """``tf.strings.unicode_decode``: code points, int32."""
@@ -132,7 +146,8 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
                             for v in a.reshape(-1)], a, np.int32)
 
 
-@traceable("strings.unicode_split", batch=None, infer=_split_infer(object))
+@traceable("strings.unicode_split", batch=_rows_batch("unicode_split"),
+           infer=_split_infer(object), rows="make")
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533,  # noqa
                   name=None):
     """``tf.strings.unicode_split``: one string per character."""
@@ -528,7 +543,7 @@ def _ngram_rows(rows, widths, separator, left_pad, right_pad, pad_width, preserv
     return result
 
 
-@traceable("strings.ngrams", batch=_ngrams_batch, infer=_ngrams_infer)
+@traceable("strings.ngrams", batch=_ngrams_batch, infer=_ngrams_infer, rows="map")
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
            preserve_short_sequences=False, name=None):
     """``tf.strings.ngrams``: n-grams of the last axis, joined by `separator`, with

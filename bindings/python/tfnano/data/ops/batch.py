@@ -11,7 +11,9 @@ batch is n raw input elements gathered at once and the graph is run once on them
 (vectorized); otherwise f runs per element. Either way the result equals stacking
 the per-element results; when the vectorized run fails, the batch is re-run per
 element, so that the error is the one per-record execution gives, naming the
-record. num_parallel_calls works on whole batches in parallel.
+record. num_parallel_calls works on whole batches in parallel. Elements of different
+sizes fail with the fused kernel's text ("Cannot add tensor to the batch: ..."), as
+TensorFlow's map_and_batch does.
 """
 import numpy as np
 
@@ -56,6 +58,27 @@ def stack(chunk):
     leaves = [structure.flatten(el) for el in chunk]
     out = [stack_column([lv[c] for lv in leaves], c) for c in range(len(leaves[0]))]
     return structure.pack(chunk[0], out)
+
+
+def stack_fused(chunk):
+    """Elements -> one batch, as TensorFlow's fused map_and_batch stacks them: an
+    element whose component has another number of values than the first element's
+    fails with that kernel's text (TensorFlow 2.21)."""
+    try:
+        return stack(chunk)
+    except errors.InvalidArgumentError:
+        leaves = [structure.flatten(el) for el in chunk]
+        if not any(composite.is_composite(x) for lv in leaves for x in lv):
+            firsts = [np.shape(x) for x in leaves[0]]
+            for lv in leaves[1:]:
+                for x, first in zip(lv, firsts):
+                    shape = np.shape(x)
+                    if int(np.prod(shape)) != int(np.prod(first)):
+                        raise errors.InvalidArgumentError(
+                            None, None, "Cannot add tensor to the batch: number of elements "
+                            "does not match. Shapes are: [tensor]: %s, [batch]: %s"
+                            % (structure.tf_shape(shape), structure.tf_shape(first))) from None
+        raise
 
 
 def is_records(raw):
@@ -184,7 +207,7 @@ class MapBatchNode(plan.Node):
         fn = self.fn
         if fn.vectorized:
             return _Vectorized(fn)
-        return lambda raw: stack([fn(el) for el in elements(raw)])
+        return lambda raw: stack_fused([fn(el) for el in elements(raw)])
 
     def stage(self, ctx):
         settings, _ = self.c_route()
@@ -242,7 +265,7 @@ class _Vectorized:
         # the first failing element raises its own error (TF's text); if none fails,
         # stacking gives exactly what per-record execution gives
         fn = self.fn
-        return stack([fn(el) for el in elements(raw)])
+        return stack_fused([fn(el) for el in elements(raw)])
 
     def __call__(self, raw):
         if self.per_element:
@@ -256,7 +279,15 @@ class _Vectorized:
             return self.per_record(raw)
         leaves = structure.flatten(out)
         from ..structured_function import STACKED
+        dense = None
         for c in self.varying:
+            if composite.is_ragged(leaves[c]):  # rows (tfnano._trace): equal or an error
+                if dense is None:
+                    dense = list(leaves)
+                dense[c] = rows_as_dense(leaves[c])
+                if dense[c] is None:
+                    return self.per_record(raw)  # raises TensorFlow's error
+                continue
             lengths = lengths_of(table, leaves[c])
             if lengths is None:
                 self.per_element = True  # a varying shape not from the parser
@@ -264,8 +295,20 @@ class _Vectorized:
             if lengths is STACKED:
                 continue  # per-record arrays, stacked: their shapes were equal
             if n and (np.asarray(lengths) != lengths[0]).any():
-                return self.per_record(raw)  # raises "Cannot batch tensors ..."
-        return out
+                return self.per_record(raw)  # raises TensorFlow's error
+        return out if dense is None else structure.pack(out, dense)
+
+
+def rows_as_dense(rt):
+    """Rows (a RaggedTensor whose rows are records, see tfnano._trace) as the dense
+    batch that stacking the records gives: None when their lengths differ."""
+    splits = np.asarray(rt.row_splits)
+    lengths = np.diff(splits)
+    if len(lengths) and (lengths != lengths[0]).any():
+        return None
+    values = np.asarray(rt.values)
+    width = int(lengths[0]) if len(lengths) else 0
+    return as_tensor(values.reshape((len(lengths), width) + values.shape[1:]))
 
 
 def _run_batches(task):
