@@ -748,9 +748,10 @@ TFN_API int tfn_hash_views(int kind, const tfn_bytes *strs, size_t n, const uint
  * a key's row is the index of its first occurrence among them. The caller keeps the
  * values (indexed by row) and decides what a repeated key means (TensorFlow refuses
  * one with another value: `first` tells which keys repeat which). Open addressing with
- * linear probing, at most half full, over FarmHash Fingerprint64 of string keys (the
- * table keeps its own copy of their bytes) and over a bijective mix of int64 keys.
- * Lookups only read the table: threads may look up in one table at once.
+ * linear probing, at most half full (a quarter for tables of up to 16 MiB of slots),
+ * over FarmHash Fingerprint64 of string keys (the table keeps its own copy of their
+ * bytes) and Fibonacci hashing of int64 keys. Lookups only read the table: threads may
+ * look up in one table at once.
  * ================================================================================== */
 
 typedef struct tfn_table tfn_table;

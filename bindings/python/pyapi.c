@@ -949,11 +949,12 @@ static PyObject *split_count(PyObject *self, PyObject *args)
     if (!parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds, 0))
         Py_RETURN_NONE;
     int64_t *splits = (int64_t *)(uintptr_t)splits_addr;
+    Py_ssize_t n = s.n;
     splits[0] = 0;
-    for (Py_ssize_t i = 0; i < s.n; i++)
+    for (Py_ssize_t i = 0; i < n; i++)
         splits[i + 1] = splits[i] + (int64_t)split_one(&sp, &s.v[i], NULL);
     strs_close(&s);
-    return PyLong_FromLongLong((long long)splits[s.n]);
+    return PyLong_FromLongLong((long long)splits[n]);
 }
 
 /* split_fill(seq, kinds, sep, maxsplit, out, total) -> True (out, an object array of
