@@ -436,10 +436,8 @@ static PyObject *read_record(PyObject *self, PyObject *args)
  * object array (np.empty(n, object), all None) through its buffer, or returned as a
  * list when buffers are not used.
  *
- * Lengthy C work (hashing, table lookups of STRINGS_RELEASE_AT strings or more) runs
- * with the GIL released. The items are borrowed from the container, which another
- * thread could change meanwhile, so a reference to each is taken first and dropped
- * after. */
+ * Hashing and table lookups of STRINGS_RELEASE_AT strings or more run with the GIL
+ * released, a chunk at a time (strs_run). */
 
 enum { STRINGS_RELEASE_AT = 16384 };
 
@@ -455,7 +453,6 @@ typedef struct strs {
     Py_ssize_t n;
     PyObject **items;  /* the array's items (through `view`), or NULL for a list */
     PyObject *list;    /* the list, or NULL */
-    PyObject **held;   /* items with a reference taken, or NULL */
     unsigned char *view;
     int viewing;
 } strs;
@@ -485,11 +482,6 @@ static int object_array(strs *s, PyObject *a, const object_kinds *k, int writabl
 
 static void strs_close(strs *s)
 {
-    if (s->held) {
-        for (Py_ssize_t i = 0; i < s->n; i++)
-            Py_DECREF(s->held[i]);
-        free(s->held);
-    }
     if (s->viewing)
         tfn_py_view_release(s->view);
     free(s->view);
@@ -499,7 +491,12 @@ static void strs_close(strs *s)
 
 static inline PyObject *strs_item(const strs *s, Py_ssize_t i)
 {
-    return s->items ? s->items[i] : PyList_GetItem(s->list, i);
+    if (s->items)
+        return s->items[i];
+    PyObject *x = PyList_GetItem(s->list, i); /* NULL: the list has shrunk meanwhile */
+    if (!x)
+        PyErr_Clear();
+    return x;
 }
 
 /* Where an exact bytes object's characters start, from its address: learned at
@@ -543,10 +540,9 @@ static inline int bytes_view(PyObject *x, tfn_bytes *v)
     return 1;
 }
 
-/* Opens the strings of `seq` (an object array or a list of bytes): 1, or 0 (declined,
- * nothing held). `hold`: take a reference to each item when there are
- * STRINGS_RELEASE_AT or more (the caller releases the GIL), s->held then set. */
-static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg, int hold)
+/* Opens the strings of `seq` (an object array or a list of bytes) as views, each item
+ * borrowed (the GIL is held until strs_close): 1, or 0 (declined, nothing held). */
+static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg)
 {
     memset(s, 0, sizeof *s);
     object_kinds k;
@@ -562,42 +558,109 @@ static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg, int hold)
     }
     size_t n = (size_t)s->n;
     s->v = malloc((n ? n : 1) * sizeof *s->v);
-    if (!s->v || (hold && s->n >= STRINGS_RELEASE_AT &&
-                  !(s->held = malloc(n * sizeof *s->held)))) {
+    if (!s->v) {
         strs_close(s);
         return 0;
     }
     for (Py_ssize_t i = 0; i < s->n; i++) {
-        PyObject *x = strs_item(s, i);
-        if (!bytes_view(x, &s->v[i])) {
-            if (s->held) { /* the references taken so far */
-                for (Py_ssize_t j = 0; j < i; j++)
-                    Py_DECREF(s->held[j]);
-                free(s->held);
-                s->held = NULL;
-            }
+        if (!bytes_view(strs_item(s, i), &s->v[i])) {
             strs_close(s);
             return 0;
-        }
-        if (s->held) {
-            Py_INCREF(x);
-            s->held[i] = x;
         }
     }
     return 1;
 }
 
-/* Runs `call` over the views with the GIL released when references are held. */
-#define STRS_CALL(s, rc, call)                                                              \
-    do {                                                                                    \
-        if ((s)->held) {                                                                    \
-            Py_BEGIN_ALLOW_THREADS                                                          \
-            rc = call;                                                                      \
-            Py_END_ALLOW_THREADS                                                            \
-        } else {                                                                            \
-            rc = call;                                                                      \
-        }                                                                                   \
-    } while (0)
+/* The C work of hash_strings, table_find and table_vocab. */
+enum { JOB_HASH, JOB_FIND, JOB_VOCAB };
+
+typedef struct strs_job {
+    int op;
+    int kind;                 /* JOB_HASH: a tfn_hash_kind, and */
+    const uint64_t *key;      /* its SipHash key, */
+    uint64_t buckets, *hashes; /* bucket count (0: none) and output */
+    const tfn_table *table;   /* JOB_FIND, JOB_VOCAB (may be NULL) */
+    int64_t missing;          /* JOB_FIND */
+    const int64_t *values;    /* JOB_VOCAB */
+    int64_t *rows;            /* JOB_FIND, JOB_VOCAB output */
+} strs_job;
+
+/* The job on n views, the strings from `from` on. */
+static int job_run(const strs_job *j, const tfn_bytes *v, size_t from, size_t n)
+{
+    tfn_error err;
+    switch (j->op) {
+    case JOB_HASH:
+        return tfn_hash_views(j->kind, v, n, j->key, j->buckets, j->hashes + from, &err);
+    case JOB_FIND:
+        return tfn_table_find_strings(j->table, v, n, j->missing, j->rows + from, &err);
+    default:
+        return tfn_table_vocab_strings(j->table, j->values, v, n, j->buckets, j->rows + from,
+                                       &err);
+    }
+}
+
+/* Strings go to C a chunk at a time: the chunk's views are made, then the job runs on
+ * them, while the chunk's objects are still in the caches. With STRINGS_RELEASE_AT
+ * strings or more, the job runs with the GIL released, a reference to each item of the
+ * chunk held meanwhile (another thread may change the container). */
+enum { STRINGS_CHUNK = 4096 };
+
+/* Runs `job` over the strings of `seq` (an object array or a list of bytes): 1, or 0
+ * (declined: an item that is not bytes, another container; or failed). */
+static int strs_run(PyObject *seq, PyObject *kinds_arg, const strs_job *job)
+{
+    strs s;
+    memset(&s, 0, sizeof s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyList_CheckExact(seq)) {
+        s.list = seq;
+        s.n = PyList_Size(seq);
+    } else if (!object_array(&s, seq, &k, 0)) {
+        return 0;
+    }
+    int release = s.n >= STRINGS_RELEASE_AT, ok = 1;
+    tfn_bytes *v = malloc(STRINGS_CHUNK * sizeof *v);
+    PyObject **held = release ? malloc(STRINGS_CHUNK * sizeof *held) : NULL;
+    if (!v || (release && !held))
+        ok = 0;
+    for (Py_ssize_t from = 0; ok && from < s.n; from += STRINGS_CHUNK) {
+        size_t m = (size_t)(s.n - from < STRINGS_CHUNK ? s.n - from : STRINGS_CHUNK), got = 0;
+        for (; got < m; got++) {
+            PyObject *x = strs_item(&s, from + (Py_ssize_t)got);
+            if (!bytes_view(x, &v[got]))
+                break;
+            if (release) {
+                Py_INCREF(x);
+                held[got] = x;
+            }
+        }
+        if (got == m) {
+            int rc;
+            if (release) {
+                Py_BEGIN_ALLOW_THREADS
+                rc = job_run(job, v, (size_t)from, m);
+                Py_END_ALLOW_THREADS
+            } else {
+                rc = job_run(job, v, (size_t)from, m);
+            }
+            ok = rc == TFN_OK;
+        } else {
+            ok = 0;
+        }
+        if (release)
+            for (size_t i = 0; i < got; i++)
+                Py_DECREF(held[i]); /* bytes objects: no code runs when one goes */
+    }
+    free(v);
+    free(held);
+    strs_close(&s);
+    return ok;
+}
 
 /* all_bytes(seq, kinds) -> bool: every item of an object array or list is exactly a
  * bytes object (no subclass). */
@@ -635,20 +698,14 @@ static PyObject *hash_strings(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *seq, *kinds;
-    int kind;
-    unsigned long long buckets, key_addr, out_addr;
-    if (!PyArg_ParseTuple(args, "OOiKKK", &seq, &kinds, &kind, &buckets, &key_addr, &out_addr))
+    strs_job j = {.op = JOB_HASH};
+    unsigned long long key_addr, out_addr;
+    if (!PyArg_ParseTuple(args, "OOiKKK", &seq, &kinds, &j.kind, &j.buckets, &key_addr,
+                          &out_addr))
         return NULL;
-    strs s;
-    if (!strs_open(&s, seq, kinds, 1))
-        Py_RETURN_FALSE;
-    tfn_error err;
-    int rc;
-    STRS_CALL(&s, rc, tfn_hash_views(kind, s.v, (size_t)s.n,
-                                     (const uint64_t *)(uintptr_t)key_addr, buckets,
-                                     (uint64_t *)(uintptr_t)out_addr, &err));
-    strs_close(&s);
-    return PyBool_FromLong(rc == TFN_OK);
+    j.key = (const uint64_t *)(uintptr_t)key_addr;
+    j.hashes = (uint64_t *)(uintptr_t)out_addr;
+    return PyBool_FromLong(strs_run(seq, kinds, &j));
 }
 
 /* table_find(seq, kinds, table_address, missing, rows_address) -> bool.
@@ -657,20 +714,15 @@ static PyObject *table_find(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *seq, *kinds;
+    strs_job j = {.op = JOB_FIND};
     unsigned long long table_addr, rows_addr;
     long long missing;
     if (!PyArg_ParseTuple(args, "OOKLK", &seq, &kinds, &table_addr, &missing, &rows_addr))
         return NULL;
-    strs s;
-    if (!strs_open(&s, seq, kinds, 1))
-        Py_RETURN_FALSE;
-    tfn_error err;
-    int rc;
-    STRS_CALL(&s, rc, tfn_table_find_strings((const tfn_table *)(uintptr_t)table_addr, s.v,
-                                             (size_t)s.n, (int64_t)missing,
-                                             (int64_t *)(uintptr_t)rows_addr, &err));
-    strs_close(&s);
-    return PyBool_FromLong(rc == TFN_OK);
+    j.table = (const tfn_table *)(uintptr_t)table_addr;
+    j.missing = (int64_t)missing;
+    j.rows = (int64_t *)(uintptr_t)rows_addr;
+    return PyBool_FromLong(strs_run(seq, kinds, &j));
 }
 
 /* table_vocab(seq, kinds, table_address, values_address, oov_buckets, ids_address)
@@ -679,21 +731,15 @@ static PyObject *table_vocab(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *seq, *kinds;
-    unsigned long long table_addr, values_addr, buckets, ids_addr;
-    if (!PyArg_ParseTuple(args, "OOKKKK", &seq, &kinds, &table_addr, &values_addr, &buckets,
+    strs_job j = {.op = JOB_VOCAB};
+    unsigned long long table_addr, values_addr, ids_addr;
+    if (!PyArg_ParseTuple(args, "OOKKKK", &seq, &kinds, &table_addr, &values_addr, &j.buckets,
                           &ids_addr))
         return NULL;
-    strs s;
-    if (!strs_open(&s, seq, kinds, 1))
-        Py_RETURN_FALSE;
-    tfn_error err;
-    int rc;
-    STRS_CALL(&s, rc, tfn_table_vocab_strings((const tfn_table *)(uintptr_t)table_addr,
-                                              (const int64_t *)(uintptr_t)values_addr, s.v,
-                                              (size_t)s.n, buckets,
-                                              (int64_t *)(uintptr_t)ids_addr, &err));
-    strs_close(&s);
-    return PyBool_FromLong(rc == TFN_OK);
+    j.table = (const tfn_table *)(uintptr_t)table_addr;
+    j.values = (const int64_t *)(uintptr_t)values_addr;
+    j.rows = (int64_t *)(uintptr_t)ids_addr;
+    return PyBool_FromLong(strs_run(seq, kinds, &j));
 }
 
 /* Where new strings go: the slots of a fresh object array (`out` viewed writable), or
@@ -809,11 +855,10 @@ static PyObject *map_one(PyObject *x, const tfn_bytes *v, int op)
         Py_XDECREF(b);
         return NULL;
     }
-    if (len)
-        memcpy(d, p, len);
-    for (; i < len; i++)
-        if (p[i] >= lo && p[i] <= hi)
-            d[i] = (char)(p[i] ^ 0x20);
+    if (i)
+        memcpy(d, p, i);
+    for (; i < len; i++) /* no branch: the compiler makes this a vector loop */
+        d[i] = (char)(p[i] ^ ((unsigned)(p[i] - lo) < 26u ? 0x20 : 0));
     return b;
 }
 
@@ -827,7 +872,7 @@ static PyObject *bytes_map(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOiO", &seq, &kinds, &op, &out))
         return NULL;
     strs s;
-    if (op < MAP_LOWER || op > MAP_STRIP || !strs_open(&s, seq, kinds, 0))
+    if (op < MAP_LOWER || op > MAP_STRIP || !strs_open(&s, seq, kinds))
         Py_RETURN_FALSE;
     sink k;
     if (!sink_open(&k, out, kinds, s.n)) {
@@ -867,19 +912,70 @@ static size_t find_sep(const splitter *sp, const uint8_t *p, size_t from, size_t
     return len;
 }
 
+/* Tokens repeat (words of a text): the bytes objects made recently are kept in a
+ * direct-mapped cache keyed by the token's Fingerprint64, and a token equal to one of
+ * them is that object again (bytes are immutable) instead of a new one: a hash and a
+ * compare instead of an allocation. The cache has about one entry per token of the
+ * call (a power of two, at most TOKEN_CACHE_MAX). Tokens longer than TOKEN_CACHE_LEN
+ * are always new. Split of 20,000 lines of 300,600 tokens: 17.1 -> 9.5 ms for words of
+ * a Zipf distribution, 15.3 -> 14.6 ms for words drawn uniformly from 39,000. */
+enum { TOKEN_CACHE_MIN = 256, TOKEN_CACHE_MAX = 65536, TOKEN_CACHE_LEN = 32 };
+
+typedef struct token_cache {
+    size_t mask;
+    PyObject **slot; /* references held, or NULL */
+} token_cache;
+
+static int token_cache_open(token_cache *c, Py_ssize_t tokens)
+{
+    size_t size = TOKEN_CACHE_MIN;
+    while (size < (size_t)tokens && size < TOKEN_CACHE_MAX)
+        size *= 2;
+    c->mask = size - 1;
+    c->slot = calloc(size, sizeof *c->slot);
+    return c->slot != NULL;
+}
+
+static void token_cache_close(token_cache *c)
+{
+    for (size_t i = 0; i <= c->mask; i++)
+        Py_XDECREF(c->slot[i]);
+    free(c->slot);
+}
+
+/* A new reference to a bytes object holding p[0, n), or NULL (out of memory). */
+static PyObject *token(token_cache *c, const uint8_t *p, size_t n)
+{
+    if (!c || n > TOKEN_CACHE_LEN)
+        return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+    PyObject **at = &c->slot[tfn_fingerprint64(p, n) & c->mask];
+    PyObject *x = *at;
+    if (x && (size_t)Py_SIZE(x) == n &&
+        (n == 0 || memcmp((const char *)x + bytes_data_offset, p, n) == 0)) {
+        Py_INCREF(x);
+        return x;
+    }
+    x = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+    if (x) {
+        Py_XDECREF(*at); /* a bytes object: no code runs when it goes */
+        Py_INCREF(x);
+        *at = x;
+    }
+    return x;
+}
+
 /* The tokens of one string as TensorFlow's StringSplitV2 gives them (Python's split,
  * except: maxsplit 0 gives the whole string, and when maxsplit is reached what is left
- * is a token even if empty), each given to `put` (NULL: only counted). Returns the
- * count, or -1 when `put` fails. */
-static Py_ssize_t split_one(const splitter *sp, const tfn_bytes *v, sink *k)
+ * is a token even if empty), each put in `k` (NULL: only counted), through the cache
+ * `c` (NULL: none). Returns the count, or -1 when a put fails. */
+static Py_ssize_t split_one(const splitter *sp, const tfn_bytes *v, sink *k, token_cache *c)
 {
     const uint8_t *p = v->data;
     size_t len = v->len, i = 0;
     Py_ssize_t count = 0, splits = 0;
 #define PUT(from, n)                                                                        \
     do {                                                                                    \
-        if (k && !sink_put(k, PyBytes_FromStringAndSize((const char *)p + (from),           \
-                                                        (Py_ssize_t)(n))))                  \
+        if (k && !sink_put(k, token(c, p + (from), (size_t)(n))))                           \
             return -1;                                                                      \
         count++;                                                                            \
     } while (0)
@@ -946,13 +1042,13 @@ static PyObject *split_count(PyObject *self, PyObject *args)
         return NULL;
     splitter sp;
     strs s;
-    if (!parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds, 0))
+    if (!parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds))
         Py_RETURN_NONE;
     int64_t *splits = (int64_t *)(uintptr_t)splits_addr;
     Py_ssize_t n = s.n;
     splits[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++)
-        splits[i + 1] = splits[i] + (int64_t)split_one(&sp, &s.v[i], NULL);
+        splits[i + 1] = splits[i] + (int64_t)split_one(&sp, &s.v[i], NULL, NULL);
     strs_close(&s);
     return PyLong_FromLongLong((long long)splits[n]);
 }
@@ -969,16 +1065,21 @@ static PyObject *split_fill(PyObject *self, PyObject *args)
         return NULL;
     splitter sp;
     strs s;
-    if (total < 0 || !parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds, 0))
+    if (total < 0 || !parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds))
         Py_RETURN_FALSE;
     sink k;
     if (!sink_open(&k, out, kinds, total)) {
         strs_close(&s);
         Py_RETURN_FALSE;
     }
+    /* the cache only when exact bytes objects' characters can be read in place */
+    token_cache cache;
+    int cached = bytes_data_offset && token_cache_open(&cache, total);
     int ok = 1;
     for (Py_ssize_t i = 0; ok && i < s.n; i++)
-        ok = split_one(&sp, &s.v[i], &k) >= 0;
+        ok = split_one(&sp, &s.v[i], &k, cached ? &cache : NULL) >= 0;
+    if (cached)
+        token_cache_close(&cache);
     strs_close(&s);
     PyObject *r = sink_close(&k, ok);
     if (!r)

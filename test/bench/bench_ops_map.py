@@ -64,10 +64,13 @@ def _timed(fn):
 
 
 def alternate(cases, rounds=7):
-    """{name: fn}: rounds of each in turn; the best CPU and the best wall of each."""
+    """{name: fn}: rounds of each in turn; the best CPU and the best wall of each. Each
+    round starts after a pause, so that TensorFlow's pool threads, which spin a while
+    after an op, are idle again (the CPU time is the whole process's)."""
     best = {k: [1e9, 1e9] for k in cases}
     for _ in range(rounds):
         for k, fn in cases.items():
+            time.sleep(0.05)
             cpu, wall = _timed(fn)
             best[k][0] = min(best[k][0], cpu)
             best[k][1] = min(best[k][1], wall)
