@@ -194,3 +194,38 @@ def test_constant_of_bytes_is_a_copy():
     with pytest.raises(TypeError):
         a[2] = 5
         tf.constant(a)
+
+
+def test_the_walker_does_the_work(monkeypatch):
+    """With the walker installed, no string goes through a fallback: the joined copy and
+    the per-string Python paths are made to fail, and every op still gives its values."""
+    if not PY_API & 1:
+        pytest.skip("the C walker is not installed")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a fallback path ran")
+    for name in ("JoinedViews", "split_one", "_py_map", "_from_list"):
+        monkeypatch.setattr(sv, name, refuse)
+    if not PY_API & 2:
+        pytest.skip("object arrays are read in C from Python 3.11")
+    a = np.empty(20000, object)  # past STRINGS_RELEASE_AT: the GIL released per chunk
+    a[:] = [b"Tok%d  x" % (i % 777) for i in range(20000)]
+    assert sv.hash_strings(a, 1)[5] == _fingerprint(b"Tok5  x")
+    values, splits = sv.split(a)
+    assert splits[-1] == 40000 and values[:4].tolist() == [b"Tok0", b"x", b"Tok1", b"x"]
+    assert values[0] is values[777 * 2]  # the same token: the same object (token cache)
+    assert sv.bytes_map(a[:3], sv.UPPER).tolist() == [b"TOK0  X", b"TOK1  X", b"TOK2  X"]
+    words = np.array([b"Tok1  x", b"Tok2  x"], object)
+    from tfnano._native import lib as native_lib
+    views = np.empty(2, sv._VIEW)  # the table from views made here, not by JoinedViews
+    keep = [ffi.from_buffer(w) for w in words]
+    views["data"] = [int(ffi.cast("uintptr_t", k)) for k in keep]
+    views["len"] = [len(w) for w in words]
+    out = ffi.new("tfn_table **")
+    assert native_lib.tfn_table_new_strings(ffi.cast("tfn_bytes *", ffi.from_buffer(views)), 2,
+                                            ffi.NULL, ffi.NULL, out, ffi.NULL) == 0
+    st = ffi.gc(out[0], native_lib.tfn_table_free)
+    rows = sv.find_strings(st, a, -1)
+    assert rows[:3].tolist() == [-1, 0, 1] and (rows >= -1).all()
+    ids = sv.vocab_strings(st, np.array([7, 8], np.int64), a, 5)
+    assert ids[1:3].tolist() == [7, 8] and ids[0] == 2 + _fingerprint(b"Tok0  x") % 5
