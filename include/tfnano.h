@@ -1474,10 +1474,21 @@ typedef enum tfn_image_dtype {
     TFN_IMAGE_BFLOAT16 = 2 /* float32 rounded to nearest even, as TensorFlow casts */
 } tfn_image_dtype;
 
+/* tf.image.resize's methods, with TensorFlow's arithmetic (every method bit-identical
+ * to TensorFlow 2.21's kernels in the conformance tests, docs/images.md).
+ * OR TFN_RESIZE_ANTIALIAS into a method for tf.image.resize(antialias=True): bilinear
+ * and bicubic then run as ScaleAndTranslate's triangle / Keys kernels, and every
+ * filter is widened by the scale when downsampling; nearest and area ignore it. */
 typedef enum tfn_image_resize_method {
     TFN_RESIZE_BILINEAR = 0, /* tf.image.resize default: half_pixel_centers, no antialias */
     TFN_RESIZE_NEAREST = 1,  /* nearest neighbour, half_pixel_centers */
-    TFN_RESIZE_AREA = 2      /* tf.image.resize method="area" (float32 result) */
+    TFN_RESIZE_AREA = 2,     /* tf.image.resize method="area" (float32 result) */
+    TFN_RESIZE_BICUBIC = 3,  /* ResizeBicubic: Keys cubic a = -0.5, half-pixel centres */
+    TFN_RESIZE_LANCZOS3 = 4, /* ScaleAndTranslate kernels: Lanczos radius 3 */
+    TFN_RESIZE_LANCZOS5 = 5, /* Lanczos radius 5 */
+    TFN_RESIZE_GAUSSIAN = 6, /* Gaussian, radius 1.5, sigma 0.5 */
+    TFN_RESIZE_MITCHELLCUBIC = 7, /* Mitchell-Netravali cubic (B = C = 1/3) */
+    TFN_RESIZE_ANTIALIAS = 256    /* flag, OR-ed into one of the above */
 } tfn_image_resize_method;
 
 /* What a batch does with a record that fails to decode. */
@@ -1491,7 +1502,7 @@ typedef enum tfn_image_on_error {
 typedef struct tfn_image_batch_options {
     tfn_image_decode_options decode;
     uint32_t height, width;  /* output size; 0 and 0 = no resize (all images that size) */
-    int method;              /* a tfn_image_resize_method */
+    int method;              /* a tfn_image_resize_method, | TFN_RESIZE_ANTIALIAS */
     int dct_scale;           /* 1: let JPEG decode at 1/2, 1/4, 1/8 while the result stays
                                 >= height x width (faster; values differ from TensorFlow) */
     int dtype;               /* a tfn_image_dtype */
@@ -1529,8 +1540,10 @@ TFN_API int tfn_image_resize_batch(const uint8_t *const *pixels, const uint32_t 
                                    size_t out_cap, tfn_error *err);
 
 /* Resizes one HWC image of float32 (src_dtype TFN_IMAGE_FLOAT32) or uint8 samples to
- * out_h x out_w float32 (bilinear, area) or the source type (nearest), as tf.image.resize.
- * @return TFN_OK, TFN_E_INVALID_ARG (zero sizes, bad method/dtype, NULL pointers). */
+ * out_h x out_w float32 (every method but nearest) or the source type (nearest), as
+ * tf.image.resize. `method` is a tfn_image_resize_method, | TFN_RESIZE_ANTIALIAS.
+ * @return TFN_OK, TFN_E_INVALID_ARG (zero sizes, bad method/dtype, NULL pointers),
+ *         TFN_E_NOMEM (the weight tables). */
 TFN_API int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t width,
                              int channels, void *dst, uint32_t out_height,
                              uint32_t out_width, int method, tfn_error *err);

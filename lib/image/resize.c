@@ -1,9 +1,10 @@
-/* resize.c - bilinear and nearest-neighbour resizing with TensorFlow's arithmetic
+/* resize.c - bilinear, nearest-neighbour and area resizing with TensorFlow's arithmetic
  * (core/kernels/image/resize_bilinear_op.cc and resize_nearest_neighbor_op.cc with
- * half_pixel_centers=True, align_corners=False): float scale in/out, the same
- * interpolation weights and the same order of float operations, so float results
- * are bit-identical. Each output row is computed in float, then stored with the
- * caller's normalisation, dtype and layout. */
+ * half_pixel_centers=True, align_corners=False; resize_area_op.cc): float scale in/out,
+ * the same interpolation weights and the same order of float operations, so float
+ * results are bit-identical. The filter methods come from resize_kernels.c. Each output
+ * row is computed in float, then stored with the caller's normalisation, dtype and
+ * layout. */
 #include "image_internal.h"
 
 #include <math.h>
@@ -84,11 +85,20 @@ static size_t area_max_rows(uint32_t in_h, uint32_t out_h)
     return (size_t)(in_h / out_h) + 3;
 }
 
-size_t tfn__resize_scratch_size(uint32_t out_w, uint32_t out_h, int channels, uint32_t in_h)
+bool tfn__resize_method_ok(int method)
 {
-    size_t rows = area_max_rows(in_h, out_h);
-    return ((size_t)out_w + out_h) * sizeof(axis_weights) +
-           (size_t)out_w * (size_t)channels * sizeof(float) + rows * (sizeof(float) + sizeof(size_t)) +
+    int base = method & ~TFN_RESIZE_ANTIALIAS;
+    return base >= TFN_RESIZE_BILINEAR && base <= TFN_RESIZE_MITCHELLCUBIC;
+}
+
+size_t tfn__resize_scratch_size(int method, uint32_t h, uint32_t w, int c, uint32_t oh,
+                                uint32_t ow)
+{
+    if (tfn__resize_is_filter(method))
+        return tfn__filter_scratch_size(method, h, w, c, oh, ow);
+    size_t rows = area_max_rows(h, oh);
+    return ((size_t)ow + oh) * sizeof(axis_weights) +
+           (size_t)ow * (size_t)c * sizeof(float) + rows * (sizeof(float) + sizeof(size_t)) +
            64;
 }
 
@@ -257,7 +267,18 @@ void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t 
     axis_weights *yw = xw + ow;
     float *row = (float *)(void *)(yw + oh);
     size_t stride = (size_t)w * (size_t)c;
-    if (out->method == TFN_RESIZE_NEAREST) {
+    if (tfn__resize_is_filter(out->method)) {
+        tfn__filter_plan plan;
+        tfn__filter_prepare(out->method, h, w, c, oh, ow, scratch, &plan);
+        for (uint32_t y = 0; y < oh; y++) {
+            float *r = row_target(plan.row, y, ow, c, out);
+            tfn__filter_row_u8(&plan, src, y, r);
+            store_row(r, y, oh, ow, c, out);
+        }
+        return;
+    }
+    int method = out->method & ~TFN_RESIZE_ANTIALIAS;
+    if (method == TFN_RESIZE_NEAREST) {
         nearest_weights(w, ow, (size_t)c, xw);
         nearest_weights(h, oh, stride, yw);
         if (out->dtype == TFN_IMAGE_UINT8 && out->identity_norm && !out->nchw) {
@@ -279,7 +300,7 @@ void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t 
         }
         return;
     }
-    if (out->method == TFN_RESIZE_AREA) {
+    if (method == TFN_RESIZE_AREA) {
         /* scratch: spans (in place of the weights), row offsets, row weights, one row */
         area_span *xs = (area_span *)(void *)xw; /* same size as axis_weights */
         size_t *yrow = (size_t *)(void *)(yw + oh);
@@ -309,6 +330,14 @@ void tfn__resize_f32(const float *src, uint32_t h, uint32_t w, int c, uint32_t o
     axis_weights *yw = xw + ow;
     size_t stride = (size_t)w * (size_t)c;
     size_t orow = (size_t)ow * (size_t)c;
+    if (tfn__resize_is_filter(method)) {
+        tfn__filter_plan plan;
+        tfn__filter_prepare(method, h, w, c, oh, ow, scratch, &plan);
+        for (uint32_t y = 0; y < oh; y++)
+            tfn__filter_row_f32(&plan, src, y, dst + (size_t)y * orow);
+        return;
+    }
+    method &= ~TFN_RESIZE_ANTIALIAS; /* no effect on nearest and area, as TensorFlow */
     if (method == TFN_RESIZE_NEAREST) {
         nearest_weights(w, ow, (size_t)c, xw);
         nearest_weights(h, oh, stride, yw);

@@ -528,6 +528,174 @@ static void test_resize(void)
                                   TFN_RESIZE_BILINEAR, &err), TFN_E_INVALID_ARG);
 }
 
+/* ---- filter methods: a double-precision reference of the same definitions ----
+ * ScaleAndTranslate: output coordinate o samples s = (o + 0.5) * in / out; input taps j
+ * with |j + 0.5 - s| within the (scaled) radius, weights k((j + 0.5 - s) / ks) summed
+ * to 1 (ks = in / out when antialiasing a downscale, else 1). ResizeBicubic: Keys
+ * a = -0.5 at the four taps around (o + 0.5) * in / out - 0.5, the distance rounded to
+ * 1/1024 (its table), taps outside the image given weight 0, weights summed to 1. */
+static double ref_kernel(int method, double x)
+{
+    const double pi = 3.14159265358979323846;
+    x = fabs(x);
+    switch (method) {
+    case TFN_RESIZE_BILINEAR:
+        return x < 1 ? 1 - x : 0;
+    case TFN_RESIZE_BICUBIC:
+        return x >= 2 ? 0 : x >= 1 ? ((-0.5 * x + 2.5) * x - 4) * x + 2
+                                   : (1.5 * x - 2.5) * x * x + 1;
+    case TFN_RESIZE_MITCHELLCUBIC:
+        return x >= 2 ? 0 : x >= 1 ? ((-7.0 / 18 * x + 2) * x - 10.0 / 3) * x + 16.0 / 9
+                                   : (7.0 / 6 * x - 2) * x * x + 8.0 / 9;
+    case TFN_RESIZE_GAUSSIAN:
+        return x >= 1.5 ? 0 : exp(-x * x / (2 * 0.5 * 0.5));
+    default: {
+        double r = method == TFN_RESIZE_LANCZOS3 ? 3 : 5;
+        if (x > r)
+            return 0;
+        if (x < 1e-9)
+            return 1;
+        return r * sin(pi * x) * sin(pi * x / r) / (pi * pi * x * x);
+    }
+    }
+}
+
+static double ref_radius(int method)
+{
+    switch (method) {
+    case TFN_RESIZE_BILINEAR:
+        return 1;
+    case TFN_RESIZE_LANCZOS3:
+        return 3;
+    case TFN_RESIZE_LANCZOS5:
+        return 5;
+    case TFN_RESIZE_GAUSSIAN:
+        return 1.5;
+    default:
+        return 2;
+    }
+}
+
+/* Weights of output coordinate o over the `in` input positions (wt[in]). Returns 0
+ * when a tap sits within float rounding of the Gaussian's cut-off (1.5, where its
+ * value jumps from 0.011 to 0): single and double precision may then disagree on it. */
+static int ref_axis(int method, int aa, uint32_t in, uint32_t out, uint32_t o, double *wt)
+{
+    int clear = 1;
+    for (uint32_t j = 0; j < in; j++)
+        wt[j] = 0;
+    double sum = 0;
+    if (method == TFN_RESIZE_BICUBIC && !aa) {
+        double pos = ((double)o + 0.5) * in / out - 0.5, base = floor(pos);
+        double d = round((pos - base) * 1024) / 1024;
+        for (int t = -1; t <= 2; t++) {
+            long j = (long)base + t;
+            if (j >= 0 && j < (long)in) {
+                wt[j] = ref_kernel(method, (double)t - d);
+                sum += wt[j];
+            }
+        }
+    } else {
+        double scale = (double)in / out, ks = aa && scale > 1 ? scale : 1;
+        double s = ((double)o + 0.5) * scale, r = ref_radius(method) * ks;
+        for (uint32_t j = 0; j < in; j++) {
+            double dist = (double)j + 0.5 - s;
+            if (method == TFN_RESIZE_GAUSSIAN && fabs(fabs(dist / ks) - 1.5) < 1e-4)
+                clear = 0;
+            if (fabs(dist) <= r) {
+                wt[j] = ref_kernel(method, dist / ks);
+                sum += wt[j];
+            }
+        }
+    }
+    for (uint32_t j = 0; j < in; j++)
+        wt[j] /= sum;
+    return clear;
+}
+
+static void test_resize_filters(void)
+{
+    static const int methods[] = {TFN_RESIZE_BICUBIC, TFN_RESIZE_LANCZOS3, TFN_RESIZE_LANCZOS5,
+                                  TFN_RESIZE_GAUSSIAN, TFN_RESIZE_MITCHELLCUBIC,
+                                  TFN_RESIZE_BILINEAR};
+    static const uint32_t sizes[][4] = {{37, 53, 10, 20}, {10, 20, 37, 53}, {16, 16, 16, 16},
+                                        {1, 7, 5, 3}, {50, 40, 7, 45}, {3, 2, 9, 1}};
+    tfn_error err;
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        uint32_t h = sizes[t][0], w = sizes[t][1], oh = sizes[t][2], ow = sizes[t][3];
+        int c = t % 2 ? 1 : 3;
+        uint8_t *src = make_scene(h, w, c, (unsigned)t + 3);
+        float *srcf = malloc((size_t)h * w * (size_t)c * sizeof(float));
+        for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+            srcf[i] = src[i];
+        size_t n = (size_t)oh * ow * (size_t)c;
+        float *dst = malloc(n * sizeof(float)), *dstf = malloc(n * sizeof(float));
+        double *wy = malloc(h * sizeof(double)), *wx = malloc(w * sizeof(double));
+        for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
+            for (int aa = 0; aa < 2; aa++) {
+                if (methods[m] == TFN_RESIZE_BILINEAR && !aa)
+                    continue; /* resize.c's ResizeBilinear, tested above */
+                int code = methods[m] | (aa ? TFN_RESIZE_ANTIALIAS : 0);
+                REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow, code,
+                                         &err) == TFN_OK);
+                REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dstf, oh, ow, code,
+                                         &err) == TFN_OK);
+                CHECK(memcmp(dst, dstf, n * sizeof(float)) == 0);
+                double worst = 0;
+                for (uint32_t y = 0; y < oh; y++) {
+                    int clear_y = ref_axis(methods[m], aa, h, oh, y, wy);
+                    for (uint32_t x = 0; x < ow; x++) {
+                        if (!(ref_axis(methods[m], aa, w, ow, x, wx) && clear_y))
+                            continue;
+                        for (int k = 0; k < c; k++) {
+                            double want = 0;
+                            for (uint32_t i = 0; i < h; i++)
+                                for (uint32_t j = 0; j < w; j++)
+                                    want += wy[i] * wx[j] *
+                                            src[((size_t)i * w + j) * (size_t)c + (size_t)k];
+                            double d = fabs(dst[((size_t)y * ow + x) * (size_t)c + (size_t)k] -
+                                            want);
+                            worst = d > worst ? d : worst;
+                        }
+                    }
+                }
+                if (!(worst < 1e-2))
+                    fprintf(stderr, "method %d aa %d %ux%u -> %ux%u: off by %g\n", methods[m],
+                            aa, h, w, oh, ow, worst);
+                CHECK(worst < 1e-2);
+            }
+        }
+        free(wx);
+        free(wy);
+        free(dstf);
+        free(dst);
+        free(srcf);
+        free(src);
+    }
+    /* antialias changes nothing for nearest and area, as in TensorFlow */
+    uint8_t *src = make_scene(30, 20, 3, 1);
+    float a[8 * 6 * 3], b[8 * 6 * 3];
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6, TFN_RESIZE_AREA, &err) ==
+            TFN_OK);
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, b, 8, 6,
+                             TFN_RESIZE_AREA | TFN_RESIZE_ANTIALIAS, &err) == TFN_OK);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    uint8_t na[8 * 6 * 3], nb[8 * 6 * 3];
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, na, 8, 6, TFN_RESIZE_NEAREST,
+                             &err) == TFN_OK);
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, nb, 8, 6,
+                             TFN_RESIZE_NEAREST | TFN_RESIZE_ANTIALIAS, &err) == TFN_OK);
+    CHECK(memcmp(na, nb, sizeof na) == 0);
+    /* unknown methods */
+    CHECK_EQ_INT(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6, 8, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6,
+                                  9 | TFN_RESIZE_ANTIALIAS, &err), TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6, -1, &err),
+                 TFN_E_INVALID_ARG);
+    free(src);
+}
+
 enum { NIMG = 12 };
 
 static void test_batches(void)
@@ -627,6 +795,36 @@ static void test_batches(void)
             free(one);
         }
         CHECK(all_same);
+        /* and the filter methods (bicubic's table, a ScaleAndTranslate kernel with
+         * antialias), NCHW: the fused batch == decode, resize, / 255 */
+        static const int filters[] = {TFN_RESIZE_BICUBIC,
+                                      TFN_RESIZE_LANCZOS3 | TFN_RESIZE_ANTIALIAS,
+                                      TFN_RESIZE_BILINEAR | TFN_RESIZE_ANTIALIAS};
+        bo.nchw = 1;
+        for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+            bo.method = filters[f];
+            REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
+                                                  NIMG * per * sizeof(float), NULL,
+                                                  &err) == TFN_OK);
+            int equal = 1;
+            for (int i = 0; i < NIMG; i++) {
+                tfn_image_info info;
+                REQUIRE(tfn_image_probe(data[i], lens[i], NULL, &info, &err) == TFN_OK);
+                size_t n = (size_t)info.out_height * info.out_width * 3;
+                uint8_t *one = malloc(n);
+                REQUIRE(tfn_image_decode(data[i], lens[i], NULL, one, n, &info, &err) == TFN_OK);
+                REQUIRE(tfn_image_resize(one, TFN_IMAGE_UINT8, info.out_height,
+                                         info.out_width, 3, ref, 32, 24, filters[f],
+                                         &err) == TFN_OK);
+                for (size_t p = 0; p < 32 * 24; p++)
+                    for (size_t k = 0; k < 3; k++)
+                        equal &= batch[(size_t)i * per + k * 32 * 24 + p] ==
+                                 ref[p * 3 + k] / 255.0f;
+                free(one);
+            }
+            CHECK(equal);
+        }
+        bo.nchw = 0;
         bo.method = TFN_RESIZE_BILINEAR;
         REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
                                               NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
@@ -766,6 +964,7 @@ int main(void)
     RUN(test_bmp);
     RUN(test_damaged_inputs);
     RUN(test_resize);
+    RUN(test_resize_filters);
     RUN(test_batches);
     return harness_finish();
 }
