@@ -1095,7 +1095,33 @@ typedef struct tfn_pipeline_options {
                                   one place of its batch, reading goes on until the
                                   batch's n places are taken, and the whole batch is
                                   the (first) error */
+    const struct tfn_pipeline_image *images; /* nimages image stages (see below), or NULL */
+    size_t nimages;
 } tfn_pipeline_options;
+
+/* An image stage: one scalar bytes feature of the spec (FixedLen, shape []) holds
+ * encoded images; the worker that parsed the batch decodes, resizes and normalises each
+ * record's image exactly as tfn_image_decode_resize_batch() does (the same values),
+ * into a dense array owned by the batch (tfn_pipeline_batch_image) and recycled with
+ * it. `image->num_threads` is ignored (each worker decodes its own batch; batches run
+ * in parallel) and `image->on_error` is the policy for a record that fails to decode:
+ *   TFN_IMAGE_RAISE: the whole batch is the error, as TensorFlow's fused map_and_batch
+ *     (the decoder's message, then "; file <path>, record <i>, offset <o>" with the
+ *     record's index and offset in its input; err->record_index and err->offset too;
+ *     the status is TFN_E_INVALID_ARG, TensorFlow's class for every decode failure,
+ *     or TFN_E_NOMEM);
+ *   TFN_IMAGE_SKIP: the record is dropped from its batch (every output of it) and
+ *     counted in tfn_pipeline_stats.image_skipped.
+ * The options are copied by tfn_pipeline_new(). */
+typedef struct tfn_pipeline_image {
+    size_t feature;  /* index in the spec of a FixedLen bytes feature of shape [] */
+    const struct tfn_image_batch_options *image; /* decode, size (> 0), method, dtype,
+                                                    layout, normalisation; channels 1-4 */
+    unsigned formats; /* bit (1 << tfn_image_format) set for each format the op decodes;
+                         0: all. Another format fails with TensorFlow's "Trying to
+                         decode <FORMAT> format using a wrong op. ... Op used: <op_name>" */
+    const char *op_name; /* e.g. "DecodeJpeg"; NULL: "DecodeImage" */
+} tfn_pipeline_image;
 
 /* Sets the defaults listed above (batch_size 0: the caller must set it). */
 TFN_API void tfn_pipeline_options_init(tfn_pipeline_options *opts);
@@ -1107,7 +1133,9 @@ TFN_API void tfn_pipeline_options_init(tfn_pipeline_options *opts);
  * @return TFN_OK; TFN_E_INVALID_ARG (NULL opts/out, batch_size 0, cycle_length or
  *         block_length 0, ninputs > 0 with neither paths nor buffers, a NULL path, bad
  *         compression / on_damage / on_parse_error / parse_flags, a spec holding a
- *         feature type other than FixedLen and FixedLenSequence); TFN_E_NOMEM;
+ *         feature type other than FixedLen and FixedLenSequence, an image stage
+ *         without a spec, on a feature that is not a scalar bytes FixedLen, or with
+ *         bad image options); TFN_E_NOMEM;
  *         TFN_E_IO (no thread could be started). Open errors come from next(). */
 TFN_API int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
                              tfn_pipeline **out, tfn_error *err);
@@ -1132,6 +1160,7 @@ typedef struct tfn_pipeline_stats {
     uint64_t damaged_regions; /* on_damage SKIP: damaged regions skipped */
     uint64_t damaged_bytes;   /* ... and their bytes (0 where unknown: compressed) */
     uint64_t parse_skipped;   /* on_parse_error SKIP: records dropped */
+    uint64_t image_skipped;   /* image stages with TFN_IMAGE_SKIP: records dropped */
 } tfn_pipeline_stats;
 
 /* Fills *out (zeros for a NULL p). Threads: as tfn_pipeline_next(). */
@@ -1185,6 +1214,13 @@ typedef struct tfn_pipeline_column {
 /* @return TFN_OK; TFN_E_INVALID_ARG (a raw batch: no spec, or j >= the spec's size). */
 TFN_API int tfn_pipeline_batch_column(const tfn_pipeline_batch *b, size_t j,
                                       tfn_pipeline_column *out);
+
+/* Output of image stage k of a batch: count images back to back (each
+ * image->height x width x C, or C x height x width with nchw, of image->dtype),
+ * 64-byte aligned; *bytes (may be NULL) receives the total. View valid until the
+ * batch is freed. @return NULL when k is not an image stage. */
+TFN_API const void *tfn_pipeline_batch_image(const tfn_pipeline_batch *b, size_t k,
+                                             size_t *bytes);
 
 /* Gives the batch's memory back to its pipeline for reuse (or frees it once the
  * pipeline is gone). NULL is accepted. Thread-safe. */
