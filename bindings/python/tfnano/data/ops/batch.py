@@ -161,7 +161,8 @@ class MapBatchNode(plan.Node):
             "per element"
         settings, reason = self.c_route()
         if settings is not None:
-            how = "runs on C threads (lib/pipeline): read -> parse -> batch"
+            from .. import native
+            how = "runs on C threads (lib/pipeline): %s" % native.describe(settings)
         elif self.fn.vectorized:
             how += " on Python threads (C pipeline not used: %s)" % reason
         return [self.fn.describe(), how]
