@@ -39,6 +39,11 @@ static bool worker_reserve(void **p, size_t *cap, size_t need)
 typedef struct worker_sink {
     tfn__image_sink base;
     worker *w;
+    /* row mode: bilinear resizing as the rows arrive */
+    const tfn__image_plan *plan;
+    void *dst;
+    tfn__resize_out out;
+    tfn__bilinear_stream stream;
 } worker_sink;
 
 static void *worker_get(tfn__image_sink *self, const tfn_image_info *info, size_t bytes,
@@ -51,6 +56,40 @@ static void *worker_get(tfn__image_sink *self, const tfn_image_info *info, size_
         return NULL;
     }
     return w->pixels;
+}
+
+/* Row mode (JPEG, plain bilinear): the scratch holds the resize state and the one
+ * input row the decoder writes; no full-size image is kept. */
+static int stream_begin(tfn__image_sink *self, const tfn_image_info *info, tfn_error *err)
+{
+    worker_sink *s = (worker_sink *)(void *)self;
+    const tfn_image_batch_options *o = s->plan->opt;
+    uint32_t h = info->out_height, w = info->out_width;
+    int c = info->out_channels;
+    if (c != s->plan->channels || info->bytes_per_sample != 1)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "decoded %d channels, %d wanted", c,
+                         s->plan->channels);
+    size_t need = tfn__bilinear_stream_size(h, w, c, o->height, o->width);
+    if (need == SIZE_MAX || !worker_reserve(&s->w->scratch, &s->w->scratch_cap, need))
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables for %ux%u -> %ux%u)",
+                         h, w, o->height, o->width);
+    tfn__resize_out out = {s->dst, o->dtype, o->nchw, o->method, o->sub, s->plan->mul,
+                           o->divide, s->plan->identity};
+    s->out = out;
+    tfn__bilinear_stream_begin(&s->stream, h, w, c, o->height, o->width, &s->out,
+                               s->w->scratch);
+    return TFN_OK;
+}
+
+static uint8_t *stream_row(tfn__image_sink *self)
+{
+    return tfn__bilinear_stream_row(&((worker_sink *)(void *)self)->stream);
+}
+
+static void stream_push(tfn__image_sink *self, uint32_t y)
+{
+    (void)y; /* rows come in order */
+    tfn__bilinear_stream_push(&((worker_sink *)(void *)self)->stream);
 }
 
 static size_t dtype_size(int dtype)
@@ -110,13 +149,34 @@ int tfn__image_decode_resize(const tfn__image_plan *plan, tfn__image_worker *w,
         if (rc == TFN_OK)
             dopt.ratio = pick_ratio(&info, plan->opt->height, plan->opt->width);
     }
+    /* JPEG with plain bilinear: resized as the rows are decoded (the same values; the
+       full-size image never goes through memory) */
+    bool rows = plan->opt->method == TFN_RESIZE_BILINEAR &&
+                tfn_image_format_of(data, len) == TFN_IMAGE_JPEG;
     if (rc == TFN_OK) {
-        worker_sink sink = {{worker_get}, w};
+        worker_sink sink;
+        memset(&sink, 0, sizeof sink);
+        sink.base.get = worker_get;
+        sink.w = w;
+        if (rows) {
+            sink.base.begin = stream_begin;
+            sink.base.row = stream_row;
+            sink.base.push = stream_push;
+            sink.plan = plan;
+            sink.dst = dst;
+        }
         rc = tfn__image_decode_any(data, len, &dopt, &info, &sink.base, err);
+        uint32_t done = rows && rc == TFN_OK ? tfn__bilinear_stream_finish(&sink.stream) : 0;
+        if (rc == TFN_OK && rows && done != plan->opt->height)
+            rc = tfn__fail(err, TFN_E_CORRUPT, "image ended after %u of %u resized rows", done,
+                           plan->opt->height);
     }
     if (rc == TFN_OK && info.bytes_per_sample != 1)
         rc = tfn__fail(err, TFN_E_INVALID_ARG, "16-bit output is not supported in a batch");
-    if (rc == TFN_OK)
+    if (rc == TFN_OK && info.out_channels != plan->channels) /* JPEG has no 2 channels */
+        rc = tfn__fail(err, TFN_E_INVALID_ARG, "decoded %d channels, %d wanted",
+                       info.out_channels, plan->channels);
+    if (rc == TFN_OK && !rows)
         rc = resize_into(plan, w, dst, w->pixels, info.out_height, info.out_width, err);
     if (rc != TFN_OK)
         memset(dst, 0, plan->image_bytes);

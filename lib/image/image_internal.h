@@ -11,11 +11,18 @@
 #define TFN__IMAGE_MAX_BYTES ((uint64_t)1 << 29)
 
 /* Where a decoder writes: it calls get() once it knows the output shape; get()
- * returns a buffer of at least `bytes` bytes, or NULL to stop (its own error set). */
+ * returns a buffer of at least `bytes` bytes, or NULL to stop (its own error set).
+ * A sink may also take the image a row at a time (`row` set; the JPEG decoder uses it,
+ * the others call get()): then begin() is called instead of get() (non-zero: stop, its
+ * error set), and for each output row y in order the decoder writes the row at row()
+ * and calls push(y). */
 typedef struct tfn__image_sink tfn__image_sink;
 struct tfn__image_sink {
     void *(*get)(tfn__image_sink *self, const tfn_image_info *info, size_t bytes,
                  tfn_error *err);
+    int (*begin)(tfn__image_sink *self, const tfn_image_info *info, tfn_error *err);
+    uint8_t *(*row)(tfn__image_sink *self);
+    void (*push)(tfn__image_sink *self, uint32_t y);
 };
 
 /* Shape-only (sink NULL) or full decode. info is always filled as far as known. */
@@ -57,6 +64,35 @@ size_t tfn__resize_scratch_size(int method, uint32_t h, uint32_t w, int c, uint3
                                 uint32_t ow);
 void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t oh,
                     uint32_t ow, const tfn__resize_out *out, void *scratch);
+
+/* Bilinear resizing of a uint8 image that arrives a row at a time (from a decoder's
+ * row sink), with the values of tfn__resize_u8: output rows are written to `out` as
+ * soon as the input rows they interpolate between have arrived, so the full-size
+ * image is never stored. `scratch` is a block of tfn__resize_scratch_size(
+ * TFN_RESIZE_BILINEAR, ...) bytes plus one input row (tfn__bilinear_stream_size()). */
+typedef struct tfn__bilinear_stream {
+    const tfn__resize_out *out;
+    uint32_t h, w, oh, ow;
+    int c;
+    uint32_t next_y;     /* next output row to write */
+    uint32_t received;   /* input rows pushed */
+    void *priv;          /* the weights and rows, in the scratch block */
+    uint8_t *in_row;     /* where the decoder writes an input row */
+} tfn__bilinear_stream;
+
+size_t tfn__bilinear_stream_size(uint32_t h, uint32_t w, int c, uint32_t oh, uint32_t ow);
+void tfn__bilinear_stream_begin(tfn__bilinear_stream *st, uint32_t h, uint32_t w, int c,
+                                uint32_t oh, uint32_t ow, const tfn__resize_out *out,
+                                void *scratch);
+/* Where the decoder writes the next input row: deliberately not 32-byte aligned, as
+ * libjpeg-turbo's SIMD colour converters write aligned rows with non-temporal stores,
+ * which would send the row to memory just before it is read (measured 3-4x slower
+ * interpolation). */
+uint8_t *tfn__bilinear_stream_row(tfn__bilinear_stream *st);
+/* The next input row has been written there. */
+void tfn__bilinear_stream_push(tfn__bilinear_stream *st);
+/* Output rows written so far (oh once every input row came). */
+uint32_t tfn__bilinear_stream_finish(const tfn__bilinear_stream *st);
 
 /* Resizes float32 HWC to float32 HWC (any method; nearest keeps float32), as
  * TensorFlow does. */

@@ -696,6 +696,113 @@ static void test_resize_filters(void)
     free(src);
 }
 
+/* JPEG + plain bilinear in a batch is resized as the rows are decoded: equal to the
+ * full decode then tfn_image_resize, for tiny and thin images, up and down, 1 and 3
+ * channels, normalised, NHWC and NCHW, uint8, a crop, and a truncated file recovered. */
+static void test_streamed_bilinear(void)
+{
+    static const uint32_t in_sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 5}, {17, 9}, {40, 300},
+                                           {64, 48}};
+    static const uint32_t out_sizes[][2] = {{1, 1}, {5, 3}, {32, 24}, {100, 80}};
+    tfn_error err;
+    int recovered = 0; /* truncated files compared */
+    for (size_t a = 0; a < sizeof in_sizes / sizeof in_sizes[0]; a++) {
+        uint32_t h = in_sizes[a][0], w = in_sizes[a][1];
+        uint8_t *px = make_scene(h, w, 3, (unsigned)a + 5);
+        size_t len;
+        uint8_t *jpg = encode_jpeg(px, h, w, 3, 90, &len);
+        REQUIRE(jpg != NULL);
+        for (size_t b = 0; b < sizeof out_sizes / sizeof out_sizes[0]; b++) {
+            for (int variant = 0; variant < 6; variant++) {
+                uint32_t oh = out_sizes[b][0], ow = out_sizes[b][1];
+                tfn_image_batch_options bo;
+                memset(&bo, 0, sizeof bo);
+                bo.decode.channels = variant == 1 ? 1 : 3;
+                bo.height = oh;
+                bo.width = ow;
+                bo.dtype = variant == 3 ? TFN_IMAGE_UINT8 : TFN_IMAGE_FLOAT32;
+                bo.nchw = variant == 2;
+                bo.num_threads = 1;
+                if (variant == 0 || variant == 2) {
+                    for (int k = 0; k < 3; k++) {
+                        bo.sub[k] = 10.0f * (float)k;
+                        bo.mul[k] = 255.0f - (float)k;
+                    }
+                    bo.divide = variant == 0;
+                }
+                size_t len_in = len;
+                if (variant == 4) { /* the top-left part of the image */
+                    if (h < 2 || w < 2)
+                        continue;
+                    bo.decode.crop = 1;
+                    bo.decode.crop_height = (int)h / 2;
+                    bo.decode.crop_width = (int)w / 2 + 1;
+                }
+                if (variant == 5) { /* cut short, recovered */
+                    if (h < 17)
+                        continue;
+                    len_in = len * 2 / 3;
+                    bo.decode.try_recover_truncated = 1;
+                }
+                int c = bo.decode.channels;
+                size_t n = (size_t)oh * ow * (size_t)c;
+                size_t esize = bo.dtype == TFN_IMAGE_UINT8 ? 1 : 4;
+                uint8_t *got = malloc(n * esize);
+                const void *ptrs[1] = {jpg};
+                int brc = tfn_image_decode_resize_batch(ptrs, &len_in, 1, &bo, got, n * esize,
+                                                        NULL, &err);
+                tfn_image_info info;
+                if (tfn_image_probe(jpg, len_in, &bo.decode, &info, &err) != TFN_OK) {
+                    CHECK(brc != TFN_OK); /* cut inside the headers */
+                    free(got);
+                    continue;
+                }
+                size_t full = (size_t)info.out_height * info.out_width * (size_t)c;
+                uint8_t *one = malloc(full);
+                float *ref = malloc(n * sizeof(float));
+                int rc1 = tfn_image_decode(jpg, len_in, &bo.decode, one, full, &info, &err);
+                CHECK_EQ_INT(brc, rc1); /* a cut too early fails both ways */
+                if (rc1 != TFN_OK || brc != TFN_OK) {
+                    free(ref);
+                    free(one);
+                    free(got);
+                    continue;
+                }
+                REQUIRE(tfn_image_resize(one, TFN_IMAGE_UINT8, info.out_height, info.out_width, c,
+                                         ref, oh, ow, TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+                int same = 1;
+                for (size_t p = 0; p < (size_t)oh * ow; p++)
+                    for (size_t k = 0; k < (size_t)c; k++) {
+                        float v = ref[p * (size_t)c + k];
+                        if (variant == 0)
+                            v = (v - bo.sub[k]) / bo.mul[k];
+                        else if (variant == 2)
+                            v = (v - bo.sub[k]) * bo.mul[k];
+                        if (variant == 3) {
+                            uint8_t u = !(v > 0.0f) ? 0 : v >= 255.0f ? 255 : (uint8_t)v;
+                            same &= got[p * (size_t)c + k] == u;
+                        } else {
+                            size_t at = variant == 2 ? k * (size_t)oh * ow + p
+                                                     : p * (size_t)c + k;
+                            same &= ((const float *)(const void *)got)[at] == v;
+                        }
+                    }
+                if (!same)
+                    fprintf(stderr, "  %ux%u -> %ux%u variant %d differs\n", h, w, oh, ow,
+                            variant);
+                CHECK(same);
+                recovered += variant == 5;
+                free(ref);
+                free(one);
+                free(got);
+            }
+        }
+        tfn_image_free(jpg);
+        free(px);
+    }
+    CHECK(recovered > 0);
+}
+
 enum { NIMG = 12 };
 
 static void test_batches(void)
@@ -965,6 +1072,7 @@ int main(void)
     RUN(test_damaged_inputs);
     RUN(test_resize);
     RUN(test_resize_filters);
+    RUN(test_streamed_bilinear);
     RUN(test_batches);
     return harness_finish();
 }
