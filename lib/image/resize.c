@@ -110,7 +110,7 @@ static size_t norm_bytes(uint32_t ow, int c)
 static size_t bilinear_cache_bytes(uint32_t ow, int c)
 {
     size_t n = (size_t)ow * (size_t)c;
-    return n * (2 * sizeof(int32_t) + sizeof(float) + 2 + 3 * sizeof(float)) + 8 * 64;
+    return n * (2 * sizeof(int32_t) + sizeof(float) + 2 + 3 * sizeof(float)) + 9 * 64;
 }
 
 size_t tfn__resize_scratch_size(int method, uint32_t h, uint32_t w, int c, uint32_t oh,
@@ -339,7 +339,10 @@ static void store_row(float *row, uint32_t y, uint32_t oh, uint32_t ow, int c,
  * and computed 4 elements at a time. */
 typedef struct bilinear_cache {
     size_t n;          /* ow * c */
-    int32_t *lo, *hi;  /* per element: input offsets in a row */
+    uint32_t ow;
+    int c;
+    size_t row_bytes;  /* w * c */
+    int32_t *lo, *hi;  /* per element: input offsets in a row (first ow: per pixel) */
     float *xl;         /* per element: horizontal weight */
     uint8_t *ga, *gb;  /* gathered bytes of the row being interpolated */
     float *hrow[2];    /* interpolated input rows ... */
@@ -353,10 +356,13 @@ static void *align64(void *p)
 }
 
 static void bilinear_cache_init(bilinear_cache *bc, void *at, const axis_weights *xw,
-                                uint32_t ow, int c)
+                                uint32_t w, uint32_t ow, int c)
 {
     size_t n = (size_t)ow * (size_t)c;
     bc->n = n;
+    bc->ow = ow;
+    bc->c = c;
+    bc->row_bytes = (size_t)w * (size_t)c;
     bc->lo = align64(at);
     bc->hi = align64(bc->lo + n);
     bc->xl = align64(bc->hi + n);
@@ -364,15 +370,33 @@ static void bilinear_cache_init(bilinear_cache *bc, void *at, const axis_weights
     bc->hrow[1] = align64(bc->hrow[0] + n);
     bc->out = align64(bc->hrow[1] + n);
     bc->ga = align64(bc->out + n);
-    bc->gb = bc->ga + n;
+    bc->gb = align64(bc->ga + n + 4); /* a pixel's 4-byte store may pass the end by 1 */
     bc->tag[0] = bc->tag[1] = -1;
+    bool pixels = c == 3 || c == 4;
     for (uint32_t x = 0; x < ow; x++)
         for (int k = 0; k < c; k++) {
             size_t j = (size_t)x * (size_t)c + (size_t)k;
-            bc->lo[j] = (int32_t)(xw[x].lower + (size_t)k);
-            bc->hi[j] = (int32_t)(xw[x].upper + (size_t)k);
+            size_t at_lo = pixels ? x : j; /* pixel-wise gathers use the first ow */
+            if (!pixels || k == 0) {
+                bc->lo[at_lo] = (int32_t)(xw[x].lower + (pixels ? 0 : (size_t)k));
+                bc->hi[at_lo] = (int32_t)(xw[x].upper + (pixels ? 0 : (size_t)k));
+            }
             bc->xl[j] = xw[x].lerp;
         }
+}
+
+/* The c bytes of the pixel at offset `at` of a row of `row_bytes` as a 4-byte word (the
+ * byte past a 3-byte pixel read too, when the row has it). */
+static inline uint32_t pixel_word(const uint8_t *row, size_t at, size_t row_bytes)
+{
+    uint32_t v;
+    if (at + 4 <= row_bytes) {
+        memcpy(&v, row + at, 4);
+        return v;
+    }
+    uint8_t b[4] = {row[at], row[at + 1], row[at + 2], 0};
+    memcpy(&v, b, 4);
+    return v;
 }
 
 /* a + (b - a) * xl for each element of input row `src`. */
@@ -383,9 +407,18 @@ static void bilinear_hrow(const bilinear_cache *bc, const uint8_t *src, float *d
        the compiler reload every pointer of *bc in each iteration */
     uint8_t *restrict ga = bc->ga, *restrict gb = bc->gb;
     const int32_t *restrict lo = bc->lo, *restrict hi = bc->hi;
-    for (size_t i = 0; i < n; i++) {
-        ga[i] = src[lo[i]];
-        gb[i] = src[hi[i]];
+    if (bc->c == 3 || bc->c == 4) { /* a pixel at a time: 4-byte loads and stores */
+        size_t c = (size_t)bc->c, rb = bc->row_bytes;
+        for (uint32_t x = 0; x < bc->ow; x++) {
+            uint32_t a = pixel_word(src, (size_t)lo[x], rb), b = pixel_word(src, (size_t)hi[x], rb);
+            memcpy(ga + (size_t)x * c, &a, 4);
+            memcpy(gb + (size_t)x * c, &b, 4);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            ga[i] = src[lo[i]];
+            gb[i] = src[hi[i]];
+        }
     }
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
@@ -517,7 +550,7 @@ void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t 
     bilinear_weights(w, ow, (size_t)c, xw);
     bilinear_weights(h, oh, 1, yw); /* row indices */
     bilinear_cache bc;
-    bilinear_cache_init(&bc, row, xw, ow, c); /* in place of the row and area tables */
+    bilinear_cache_init(&bc, row, xw, w, ow, c); /* in place of the row and area tables */
     for (uint32_t y = 0; y < oh; y++) {
         int64_t lo = (int64_t)yw[y].lower, hi = (int64_t)yw[y].upper;
         const float *t = bilinear_get(&bc, src, stride, lo, hi);
@@ -567,7 +600,7 @@ void tfn__bilinear_stream_begin(tfn__bilinear_stream *st, uint32_t h, uint32_t w
     ss->yw = xw + ow;
     bilinear_weights(w, ow, (size_t)c, xw);
     bilinear_weights(h, oh, 1, ss->yw);
-    bilinear_cache_init(&ss->bc, ss->yw + oh, xw, ow, c);
+    bilinear_cache_init(&ss->bc, ss->yw + oh, xw, w, ow, c);
     st->in_row = (uint8_t *)align64(ss->bc.gb + ss->bc.n) + 8; /* see the header */
     st->priv = ss;
 }

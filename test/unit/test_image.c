@@ -443,52 +443,55 @@ static void test_resize(void)
     tfn_error err;
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
         uint32_t h = sizes[t][0], w = sizes[t][1], oh = sizes[t][2], ow = sizes[t][3];
-        int c = 3;
-        uint8_t *src = make_scene(h, w, c, (unsigned)t);
-        float *dst = malloc((size_t)oh * ow * 3 * sizeof(float));
-        REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow,
-                                 TFN_RESIZE_BILINEAR, &err) == TFN_OK);
-        double worst = 0;
-        for (uint32_t y = 0; y < oh; y++)
-            for (uint32_t x = 0; x < ow; x++)
-                for (int k = 0; k < c; k++) {
-                    double d = fabs(dst[((size_t)y * ow + x) * 3 + (size_t)k] -
-                                    ref_bilinear(src, h, w, c, oh, ow, y, x, k));
-                    worst = d > worst ? d : worst;
-                }
-        CHECK(worst < 1e-3);
-        if (h == oh && w == ow) { /* same size: the pixels exactly */
-            int same = 1;
-            for (size_t i = 0; i < (size_t)h * w * 3; i++)
-                same &= dst[i] == (float)src[i];
-            CHECK(same);
-        }
-        /* Nearest: each output pixel is the input at floor((i + 0.5) * in / out). */
-        uint8_t *near = malloc((size_t)oh * ow * 3);
-        REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, near, oh, ow,
-                                 TFN_RESIZE_NEAREST, &err) == TFN_OK);
-        int ok = 1;
-        for (uint32_t y = 0; y < oh; y++)
-            for (uint32_t x = 0; x < ow; x++) {
-                uint32_t sy = (uint32_t)floor((y + 0.5) * h / oh), sx = (uint32_t)floor((x + 0.5) * w / ow);
-                sy = sy > h - 1 ? h - 1 : sy;
-                sx = sx > w - 1 ? w - 1 : sx;
-                ok &= memcmp(near + ((size_t)y * ow + x) * 3, src + ((size_t)sy * w + sx) * 3, 3) == 0;
+        for (int c = 1; c <= 4; c++) {
+            uint8_t *src = make_scene(h, w, c, (unsigned)t);
+            size_t on = (size_t)oh * ow * (size_t)c;
+            float *dst = malloc(on * sizeof(float));
+            REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow,
+                                     TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+            double worst = 0;
+            for (uint32_t y = 0; y < oh; y++)
+                for (uint32_t x = 0; x < ow; x++)
+                    for (int k = 0; k < c; k++) {
+                        double d = fabs(dst[((size_t)y * ow + x) * (size_t)c + (size_t)k] -
+                                        ref_bilinear(src, h, w, c, oh, ow, y, x, k));
+                        worst = d > worst ? d : worst;
+                    }
+            CHECK(worst < 1e-3);
+            if (h == oh && w == ow) { /* same size: the pixels exactly */
+                int same = 1;
+                for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+                    same &= dst[i] == (float)src[i];
+                CHECK(same);
             }
-        CHECK(ok);
-        /* float32 source gives the same as uint8 source */
-        float *srcf = malloc((size_t)h * w * 3 * sizeof(float));
-        for (size_t i = 0; i < (size_t)h * w * 3; i++)
-            srcf[i] = src[i];
-        float *dst2 = malloc((size_t)oh * ow * 3 * sizeof(float));
-        REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dst2, oh, ow,
-                                 TFN_RESIZE_BILINEAR, &err) == TFN_OK);
-        CHECK(memcmp(dst, dst2, (size_t)oh * ow * 3 * sizeof(float)) == 0);
-        free(dst2);
-        free(srcf);
-        free(near);
-        free(dst);
-        free(src);
+            /* Nearest: each output pixel is the input at floor((i + 0.5) * in / out). */
+            uint8_t *near = malloc(on);
+            REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, near, oh, ow,
+                                     TFN_RESIZE_NEAREST, &err) == TFN_OK);
+            int ok = 1;
+            for (uint32_t y = 0; y < oh; y++)
+                for (uint32_t x = 0; x < ow; x++) {
+                    uint32_t sy = (uint32_t)floor((y + 0.5) * h / oh), sx = (uint32_t)floor((x + 0.5) * w / ow);
+                    sy = sy > h - 1 ? h - 1 : sy;
+                    sx = sx > w - 1 ? w - 1 : sx;
+                    ok &= memcmp(near + ((size_t)y * ow + x) * (size_t)c,
+                                 src + ((size_t)sy * w + sx) * (size_t)c, (size_t)c) == 0;
+                }
+            CHECK(ok);
+            /* float32 source gives the same as uint8 source */
+            float *srcf = malloc((size_t)h * w * (size_t)c * sizeof(float));
+            for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+                srcf[i] = src[i];
+            float *dst2 = malloc(on * sizeof(float));
+            REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dst2, oh, ow,
+                                     TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+            CHECK(memcmp(dst, dst2, on * sizeof(float)) == 0);
+            free(dst2);
+            free(srcf);
+            free(near);
+            free(dst);
+            free(src);
+        }
     }
     /* Area: the mean of the input over each output cell (exact box integral in double). */
     {
