@@ -1537,7 +1537,7 @@ typedef enum tfn_image_on_error {
  * TF does, resize bilinear to height x width, float32 NHWC, values unchanged. */
 typedef struct tfn_image_batch_options {
     tfn_image_decode_options decode;
-    uint32_t height, width;  /* output size; 0 and 0 = no resize (all images that size) */
+    uint32_t height, width;  /* output size, both > 0 */
     int method;              /* a tfn_image_resize_method, | TFN_RESIZE_ANTIALIAS */
     int dct_scale;           /* 1: let JPEG decode at 1/2, 1/4, 1/8 while the result stays
                                 >= height x width (faster; values differ from TensorFlow) */
@@ -1554,7 +1554,9 @@ typedef struct tfn_image_batch_options {
 
 /* Decodes, resizes and normalises n encoded images into `out`, a dense
  * n x height x width x C array (C = decode.channels, which must be 1, 3 or 4 here; or
- * n x C x height x width with nchw) of `dtype`. Runs on num_threads threads.
+ * n x C x height x width with nchw) of `dtype`. Runs on num_threads threads. A JPEG
+ * resized with plain bilinear is resized as its rows are decoded (the full-size image
+ * is never stored); the values are the same.
  * @param data, lens  the n encoded images (data[i] may be NULL when lens[i] is 0).
  * @param out_cap  bytes at out (at least n * height * width * C * dtype size).
  * @param status   n per-record statuses (TFN_OK or the error), or NULL.

@@ -209,9 +209,9 @@ int tfn__image_plan_init(tfn__image_plan *plan, const tfn_image_batch_options *o
     memset(plan, 0, sizeof *plan);
     if (!opt)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: options are NULL");
-    if (channels != 1 && channels != 3 && channels != 4 && channels != 2)
+    if (channels < 1 || channels > 4)
         return tfn__fail(err, TFN_E_INVALID_ARG,
-                         "image batch: channels must be 1, 3 or 4 (got %d)", channels);
+                         "image batch: channels must be 1 to 4 (got %d)", channels);
     if (opt->height == 0 || opt->width == 0)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: output size %ux%u",
                          opt->height, opt->width);

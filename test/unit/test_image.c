@@ -804,6 +804,23 @@ static void test_streamed_bilinear(void)
         free(px);
     }
     CHECK(recovered > 0);
+    /* 2 channels are refused by the decoders' rule (TensorFlow's: 0, 1, 3 or 4) */
+    uint8_t *px = make_scene(9, 8, 1, 1), *jpg;
+    size_t jpg_len;
+    jpg = encode_jpeg(px, 9, 8, 1, 90, &jpg_len);
+    REQUIRE(jpg != NULL);
+    tfn_image_batch_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.decode.channels = 2;
+    bo.height = bo.width = 4;
+    bo.num_threads = 1;
+    float out2[4 * 4 * 2];
+    const void *ptrs[1] = {jpg};
+    CHECK_EQ_INT(tfn_image_decode_resize_batch(ptrs, &jpg_len, 1, &bo, out2, sizeof out2, NULL,
+                                               &err), TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "`channels` must be 0, 1, 3 or 4") != NULL);
+    tfn_image_free(jpg);
+    free(px);
 }
 
 enum { NIMG = 12 };
