@@ -241,3 +241,19 @@ def test_decode_errors_are_raised_at_their_batch_with_the_per_record_text(tmp_pa
             raise AssertionError("per record, record %d decodes" % k)
         assert "bad.tfrec" in str(e) and "record %d" % k in str(e)
     assert "wrong op" in errs[1].message
+
+
+def test_one_core_auto_routes_image_chains_only(files, monkeypatch):
+    """TFNANO_C_PIPELINE unset on one core: a function with an image chain still runs
+    on the engine, a parse-only one on Python threads."""
+    from tfnano.data import execute
+    monkeypatch.delenv("TFNANO_C_PIPELINE", raising=False)
+    monkeypatch.setattr(execute, "cpu_count", lambda: 1)
+    image = flowers(files, DECODES["jpeg3"],
+                    lambda im: tf.cast(tf.image.resize(im, [8, 8]), tf.float32) / 255.0)
+    assert "runs on C threads" in image().plan_text()
+
+    def labels(r):
+        return tf.cast(tf.io.parse_single_example(r, FORMAT)["class"], tf.int32)
+    text = tf.data.TFRecordDataset(files).map(labels).batch(4).plan_text()
+    assert "auto: fewer than 2 cores" in text

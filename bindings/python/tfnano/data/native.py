@@ -372,15 +372,19 @@ def workers_for(map_node):
 AUTO_MIN_CORES = 2
 
 
-def enabled():
+def enabled(images=False):
     """TFNANO_C_PIPELINE: "1" always routes to the C engine when the plan allows,
-    "0" never; unset ("auto"): when this process may use AUTO_MIN_CORES or more."""
+    "0" never; unset ("auto"): when this process may use AUTO_MIN_CORES or more, or
+    (images=True) for a plan with image stages on any number of cores: on one core
+    the engine's image stage took 6 % less CPU per record than the Python-thread form
+    on the flowers pipeline (1.67 against 1.77 ms, taskset -c 0, two runs each),
+    which pays numpy's cast and division over whole batches."""
     v = os.environ.get("TFNANO_C_PIPELINE", "auto")
     if v in ("0", ""):
         return False
     if v == "auto":
         from .execute import cpu_count
-        return cpu_count() >= AUTO_MIN_CORES
+        return images or cpu_count() >= AUTO_MIN_CORES
     return True
 
 

@@ -169,9 +169,12 @@ class MapBatchNode(plan.Node):
 
     def c_route(self):
         from .. import native
-        if not native.enabled():
+        if not native.enabled(images=True):
             return None, native.disabled_reason()
-        return native.route(self)
+        settings, reason = native.route(self)
+        if settings is not None and not settings["images"] and not native.enabled():
+            return None, native.disabled_reason()  # one core, no image stage
+        return settings, reason
 
     def cardinality(self):
         return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
