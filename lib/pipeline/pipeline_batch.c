@@ -15,7 +15,7 @@ enum { OUT_ALIGN = 64 };
 
 /* ---------------------------------------------------------------- pool */
 
-int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t max_free,
+int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t nimages, size_t max_free,
                   tfn__batch_pool **out)
 {
     tfn__batch_pool *pool = tfn__malloc(alloc, sizeof *pool);
@@ -28,6 +28,7 @@ int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t max_free,
     }
     pool->alloc = *alloc;
     pool->ncols = ncols;
+    pool->nimages = nimages;
     pool->max_free = max_free;
     *out = pool;
     return TFN_OK;
@@ -42,6 +43,8 @@ static void batch_destroy(tfn__batch_pool *pool, tfn_pipeline_batch *b)
     tfn__free(a, b->views);
     tfn__free(a, b->block);
     tfn__free(a, b->cols);
+    tfn__free(a, b->images);
+    tfn__free(a, b->image_at);
     tfn__free(a, b);
 }
 
@@ -74,6 +77,15 @@ tfn_pipeline_batch *tfn__pool_get(tfn__batch_pool *pool)
                 return NULL;
             }
             b->ncols = pool->ncols;
+        }
+        if (pool->nimages) {
+            b->image_at = tfn__malloc(&pool->alloc, 2 * pool->nimages * sizeof *b->image_at);
+            if (!b->image_at) {
+                tfn__free(&pool->alloc, b->cols);
+                tfn__free(&pool->alloc, b);
+                return NULL;
+            }
+            b->nimages = pool->nimages;
         }
         pthread_mutex_lock(&pool->mu);
         pool->live++;
@@ -165,8 +177,7 @@ static void make_views(tfn_pipeline_batch *b)
     }
 }
 
-/* Removes record i (a parse failure under SKIP) and rebuilds the views. */
-static void drop_record(tfn_pipeline_batch *b, size_t i)
+void tfn__batch_drop_record(tfn_pipeline_batch *b, size_t i)
 {
     uint64_t start = b->offsets[i], end = b->offsets[i + 1], gone = end - start;
     memmove(b->data + start, b->data + end, b->data_len - end);
@@ -259,6 +270,24 @@ static int layout_outputs(tfn__worker *w, tfn_pipeline_batch *b, tfn_error *err)
     return TFN_OK;
 }
 
+void tfn__batch_locate_error(const struct tfn_pipeline *p, tfn_pipeline_batch *b, int rc,
+                             size_t i)
+{
+    tfn_error *err = &b->err;
+    const tfn__origin *o = &b->origin[i];
+    const char *name = tfn__source_name(p, o->input);
+    if (name)
+        tfn__append(err, "; file %s, record %" PRIu64 ", offset %" PRIu64, name, o->index,
+                    o->offset);
+    else
+        tfn__append(err, "; input %zu, record %" PRIu64 ", offset %" PRIu64, o->input,
+                    o->index, o->offset);
+    err->code = rc;
+    err->record_index = o->index;
+    err->offset = o->offset;
+    b->status = rc;
+}
+
 /* The batch becomes parse error `rc` of its record i: TF's text, then where. */
 static void fail_record(tfn__worker *w, tfn_pipeline_batch *b, int rc, size_t i)
 {
@@ -273,18 +302,7 @@ static void fail_record(tfn__worker *w, tfn_pipeline_batch *b, int rc, size_t i)
             rc = rc1;
         }
     }
-    const tfn__origin *o = &b->origin[i];
-    const char *name = tfn__source_name(p, o->input);
-    if (name)
-        tfn__append(err, "; file %s, record %" PRIu64 ", offset %" PRIu64, name, o->index,
-                    o->offset);
-    else
-        tfn__append(err, "; input %zu, record %" PRIu64 ", offset %" PRIu64, o->input,
-                    o->index, o->offset);
-    err->code = rc;
-    err->record_index = o->index;
-    err->offset = o->offset;
-    b->status = rc;
+    tfn__batch_locate_error(p, b, rc, i);
 }
 
 int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
@@ -320,7 +338,7 @@ int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
             fail_record(w, b, rc, i);
             return TFN_OK;
         }
-        drop_record(b, i);
+        tfn__batch_drop_record(b, i);
         (*skipped)++;
     }
     return TFN_OK;
@@ -364,6 +382,18 @@ int tfn_pipeline_batch_column(const tfn_pipeline_batch *b, size_t j, tfn_pipelin
         return TFN_E_INVALID_ARG;
     *out = b->cols[j];
     return TFN_OK;
+}
+
+const void *tfn_pipeline_batch_image(const tfn_pipeline_batch *b, size_t k, size_t *bytes)
+{
+    if (bytes)
+        *bytes = 0;
+    if (!b || k >= b->nimages || !b->images)
+        return NULL;
+    uintptr_t base = ((uintptr_t)b->images + 63) & ~(uintptr_t)63;
+    if (bytes)
+        *bytes = b->image_at[2 * k + 1];
+    return (const void *)(base + b->image_at[2 * k]);
 }
 
 void tfn_pipeline_batch_free(tfn_pipeline_batch *b)

@@ -161,16 +161,20 @@ class MapBatchNode(plan.Node):
             "per element"
         settings, reason = self.c_route()
         if settings is not None:
-            how = "runs on C threads (lib/pipeline): read -> parse -> batch"
+            from .. import native
+            how = "runs on C threads (lib/pipeline): %s" % native.describe(settings)
         elif self.fn.vectorized:
             how += " on Python threads (C pipeline not used: %s)" % reason
         return [self.fn.describe(), how]
 
     def c_route(self):
         from .. import native
-        if not native.enabled():
+        if not native.enabled(images=True):
             return None, native.disabled_reason()
-        return native.route(self)
+        settings, reason = native.route(self)
+        if settings is not None and not settings["images"] and not native.enabled():
+            return None, native.disabled_reason()  # one core, no image stage
+        return settings, reason
 
     def cardinality(self):
         return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
