@@ -305,6 +305,19 @@ static void fail_record(tfn__worker *w, tfn_pipeline_batch *b, int rc, size_t i)
     tfn__batch_locate_error(p, b, rc, i);
 }
 
+/* True when every output's size follows from the batch size alone (no
+ * FixedLenSequence feature padded to the batch's longest): the outputs can then be
+ * laid out before the records are read, and tfn_parser_parse decodes while it scans. */
+static bool sizes_known_before_scan(const struct tfn_pipeline *p)
+{
+    if (p->max_rows >= 0)
+        return true;
+    for (size_t j = 0; j < p->spec->n; j++)
+        if (p->spec->dense[j].type == TFN_FIXED_LEN_SEQUENCE)
+            return false;
+    return true;
+}
+
 int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
 {
     struct tfn_pipeline *p = w->pipe;
@@ -315,10 +328,22 @@ int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
         return b->status;
     }
     make_views(b);
+    bool one_pass = sizes_known_before_scan(p);
     while (b->n > 0) {
         tfn__clear_error(err);
-        int rc = tfn_parser_scan(w->parser, b->views, b->n, NULL, TFN_PARSE_BATCH, err);
-        if (rc == TFN_OK) {
+        int rc;
+        if (one_pass) { /* outputs first, then scan and decode in one pass */
+            rc = layout_outputs(w, b, err);
+            if (rc < 0) {
+                b->status = rc;
+                return rc;
+            }
+            rc = tfn_parser_parse(w->parser, b->views, b->n, NULL, TFN_PARSE_BATCH, w->outs,
+                                  err);
+            if (rc == TFN_OK)
+                return TFN_OK;
+        } else if ((rc = tfn_parser_scan(w->parser, b->views, b->n, NULL, TFN_PARSE_BATCH,
+                                         err)) == TFN_OK) {
             rc = layout_outputs(w, b, err);
             if (rc < 0) {
                 b->status = rc;
