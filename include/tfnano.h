@@ -26,8 +26,8 @@
  *     tfn_example, tfn_record_reader, tfn_record_writer, tfn_record_index) is used by
  *     one thread at a time; different handles may be used concurrently, also on
  *     different files. Functions without a handle (tfn_crc32c and its mask helpers,
- *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_status_str) are
- *     thread-safe. A tfn_alloc shared by handles in several threads must have
+ *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_bytes_copy_fixed,
+ *     tfn_status_str) are thread-safe. A tfn_alloc shared by handles in several threads must have
  *     thread-safe callbacks (see docs/hardening.md).
  *
  * Status values are pinned forever; new ones are only ever added.
@@ -493,6 +493,15 @@ TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
  * @return TFN_OK, or TFN_E_BUF_TOO_SMALL with *needed = total bytes. */
 TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size_t cap,
                                uint64_t *offsets, size_t *needed, tfn_error *err);
+
+/* Copies n byte strings into rows of `width` bytes each, row i at dst + i * width,
+ * padding with zero bytes: numpy's fixed-width bytes layout ("S<width>"), from which
+ * numpy makes a bytes object per row in one pass. Pick width as the longest string.
+ * @return TFN_OK; TFN_E_BUF_TOO_SMALL when cap < n * width (the message gives both)
+ *         or a string is longer than width (record_index: its position);
+ *         TFN_E_INVALID_ARG for NULL arrays with n > 0. */
+TFN_API int tfn_bytes_copy_fixed(const tfn_bytes *views, size_t n, void *dst, size_t width,
+                                 size_t cap, tfn_error *err);
 
 /* ==================================================================================
  * MARK: SequenceExample feature lists
