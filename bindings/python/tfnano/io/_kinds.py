@@ -493,11 +493,7 @@ def _single_partition(values, part, var, sdt, validate):
         if isinstance(values, RaggedTensor):
             return RaggedTensor.from_uniform_row_length(values, np.asarray(length, sdt),
                                                         validate=True)
-        nvals = len(values)
-        if length <= 0 or nvals % length:
-            raise _invalid("Input to reshape is a tensor with %d values, but the requested "
-                           "shape requires a multiple of %d" % (nvals, length))
-        return np.asarray(values).reshape((-1, length) + np.shape(values)[1:])
+        return _reshape_rows(np.asarray(values), length)
     t = var[part.key].astype(sdt)
     make = {"RowSplits": RaggedTensor.from_row_splits,
             "RowLengths": RaggedTensor.from_row_lengths,
@@ -507,79 +503,71 @@ def _single_partition(values, part, var, sdt, validate):
     return make(values, t, validate=True)
 
 
+def _reshape_rows(vals, length):
+    """TF's reshape(values, [-1, length] + shape(values)[1:]) of a UniformRowLength,
+    with its error text (counted in elements)."""
+    step = length * math.prod(vals.shape[1:])
+    if length <= 0 or step <= 0 or vals.size % step:
+        raise _invalid("Input to reshape is a tensor with %d values, but the requested "
+                       "shape requires a multiple of %d" % (vals.size, step))
+    return vals.reshape((-1, length) + vals.shape[1:])
+
+
 def _batched_partition(rt, part, var, key, validate, sdt):
-    """TF's _add_batched_ragged_partition, on whole arrays."""
+    """TF's _add_batched_ragged_partition, on whole arrays, through the same RaggedTensor
+    factories (so a partition that cannot form a RaggedTensor fails with TensorFlow's
+    texts). Row partitions are always checked: with validate=False TensorFlow builds an
+    invalid tensor instead; UniformRowLength is checked only with validate=True."""
     from ..ragged import RaggedTensor
     name = type(part).__name__
-    splits = rt.row_splits.view(np.ndarray).astype(np.int64)
+    splits = rt.row_splits.view(np.ndarray).astype(sdt)
     if name == "UniformRowLength":
         length = int(part.length)
         if isinstance(rt._values, RaggedTensor):
-            inner = RaggedTensor.from_uniform_row_length(rt._values,
-                                                         np.asarray(length, sdt))
+            inner = RaggedTensor.from_uniform_row_length(rt._values, np.asarray(length, sdt),
+                                                         validate=validate)
         else:
-            vals = np.asarray(rt._values)
-            if length <= 0 or len(vals) % length:
-                raise _invalid("Input to reshape is a tensor with %d values, but the "
-                               "requested shape requires a multiple of %d"
-                               % (len(vals), length))
-            inner = vals.reshape((-1, length) + vals.shape[1:])
-        # as TF: row splits divided by the length, alignment unchecked
-        return RaggedTensor(inner, as_tensor((splits // length).astype(sdt)))
-    pvals = var[part.key].astype(np.int64)
-    psplits = var[part.key + "\0splits"]
+            inner = _reshape_rows(np.asarray(rt._values), length)
+        outer = splits // length if length > 0 else np.zeros_like(splits)
+        if validate:
+            return RaggedTensor.from_row_splits(inner, outer, validate=True)
+        return RaggedTensor(inner, as_tensor(outer))  # as TF: alignment unchecked
+    pvals = var[part.key].astype(sdt)
+    psplits = var[part.key + "\0splits"].astype(np.int64)
     plengths = np.diff(psplits)
-    starts = np.repeat(splits[:-1], plengths)
-    nvals = len(rt._values) if not isinstance(rt._values, RaggedTensor) else \
-        rt._values.nrows_int()
-    if name in ("RowSplits", "RowLimits"):
-        if name == "RowSplits":
-            keep = np.ones(len(pvals), dtype=bool)
-            keep[psplits[:-1][plengths > 0]] = False  # TF drops each first split unseen
-            pvals = pvals[keep]
-            plengths = np.maximum(plengths - 1, 0)
-            starts = np.repeat(splits[:-1], plengths)
-        limits = pvals + starts
-        inner_splits = np.concatenate([[0], limits])
-        outer_lengths = plengths
-    elif name == "RowStarts":
-        starts_adj = pvals + starts
-        inner_splits = np.concatenate([starts_adj, [nvals]])
-        outer_lengths = plengths
-    elif name == "RowLengths":
-        inner_splits = np.zeros(len(pvals) + 1, dtype=np.int64)
-        np.cumsum(pvals, out=inner_splits[1:])
-        outer_lengths = plengths
-    elif name == "ValueRowIds":
+    if name == "RowSplits":  # TF drops each example's first split, unchecked
+        keep = np.ones(len(pvals), dtype=bool)
+        keep[psplits[:-1][plengths > 0]] = False
+        pvals = pvals[keep]
+        plengths = np.maximum(plengths - 1, 0)
+        psplits = np.zeros(len(plengths) + 1, np.int64)
+        np.cumsum(plengths, out=psplits[1:])
+    outer = as_tensor(psplits.astype(sdt))
+    if name in ("RowSplits", "RowLimits", "RowStarts"):
+        if len(splits) - 1 != len(plengths):  # (sequence steps: one row per step)
+            raise ValueError("Dimensions %d and %d are not compatible"
+                             % (len(splits) - 1, len(plengths)))
+        adjusted = pvals + np.repeat(splits[:-1], plengths).astype(sdt)
+        make = RaggedTensor.from_row_starts if name == "RowStarts" else \
+            RaggedTensor.from_row_limits
+        return RaggedTensor(make(rt._values, adjusted, validate=True), outer)
+    if name == "RowLengths":
+        return RaggedTensor(RaggedTensor.from_row_lengths(rt._values, pvals, validate=True),
+                            outer)
+    if name == "ValueRowIds":
         n = len(plengths)
-        per_max = np.full(n, -1, dtype=np.int64)
+        # rows of each example: its largest id + 1 (an example without ids: 0)
+        per_max = np.full(n, np.iinfo(sdt).min, dtype=np.int64)
         if len(pvals):
-            ex = np.repeat(np.arange(n), plengths)
-            np.maximum.at(per_max, ex, pvals)
-        nrows = np.maximum(per_max + 1, 0)
-        offs = np.zeros(n, dtype=np.int64)  # each row's first rowid (n may be 0)
-        offs[1:] = np.cumsum(nrows)[:-1]
-        adj = pvals + np.repeat(offs, plengths)
-        total_rows = int(nrows.sum())
-        if len(adj) and (np.any(np.diff(adj) < 0) or adj.min() < 0):
-            raise _invalid("Arguments to from_value_rowids do not form a valid "
-                           "RaggedTensor:monotonic")
-        counts = np.bincount(adj, minlength=total_rows)[:total_rows] if total_rows else \
-            np.zeros(0, np.int64)
-        inner_splits = np.zeros(total_rows + 1, dtype=np.int64)
-        np.cumsum(counts, out=inner_splits[1:])
-        outer_lengths = nrows
-    else:
-        raise ValueError("Unhandled partition type %r" % (part,))
-    no_rows_ok = name == "RowStarts" and len(inner_splits) == 1  # TF checks nothing
-    if not no_rows_ok and (inner_splits[0] != 0 or np.any(np.diff(inner_splits) < 0)
-                           or inner_splits[-1] != nvals):
-        raise _invalid("Feature %s: partition %s does not match the values (a RaggedTensor "
-                       "needs non-decreasing row splits from 0 to %d)" % (key, name, nvals))
-    inner = RaggedTensor(rt._values, as_tensor(inner_splits.astype(sdt)))
-    outer = np.zeros(len(outer_lengths) + 1, dtype=np.int64)
-    np.cumsum(outer_lengths, out=outer[1:])
-    return RaggedTensor(inner, as_tensor(outer.astype(sdt)))
+            np.maximum.at(per_max, np.repeat(np.arange(n), plengths), pvals.astype(np.int64))
+        nrows = np.maximum(per_max + 1, 0).astype(sdt)
+        offsets = np.zeros(n, sdt)
+        if n:
+            np.cumsum(nrows[:-1], out=offsets[1:])
+        adjusted = pvals + np.repeat(offsets, plengths)
+        inner = RaggedTensor.from_value_rowids(rt._values, adjusted, validate=True)
+        return RaggedTensor.from_row_lengths(inner, nrows, validate=True)
+    raise ValueError("Unhandled partition type %r" % (part,))
 
 
 def parse(serialized, features, names=None, single=False):

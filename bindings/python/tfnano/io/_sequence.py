@@ -11,6 +11,7 @@ from .. import _ffi
 from .. import _parsing as _p
 from .. import dtypes as _dt
 from .._tensor import as_tensor
+from ..ragged import _check_equal
 from . import _kinds
 
 ffi = _ffi.ffi
@@ -221,10 +222,12 @@ def _ragged_list(key, f, got, single):
         if type(part).__name__ == "UniformRowLength":
             continue
         pex, pst, pvals, _ = got[part.key]
-        # the steps of a partition must be those of the values (TF asserts it in a
-        # batch when validate=True; unchecked it builds an invalid tensor)
-        if len(pst) != len(st_splits) or (not single and np.any(pex != ex_splits)):
-            raise _invalid("Feature %s: values and partitions are not aligned" % key)
+        # the steps of a partition must be those of the values: in a batch TF asserts
+        # it (with validate=True; tfnano always), for one example the partition's
+        # arithmetic below fails as TensorFlow's does (or gives what it gives)
+        if not single:
+            _check_equal("Feature %s: values and partitions are not aligned" % key,
+                         ex_splits.astype(sdt), pex.astype(sdt))
         var[part.key] = np.asarray(pvals)
         var[part.key + "\0splits"] = pst
     for part in reversed(f.partitions):
