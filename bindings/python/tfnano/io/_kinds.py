@@ -465,7 +465,11 @@ def _sparse_feature(key, f, var, n, single):
         ind = np.stack([rowids] + cols, axis=1)
         shape = np.asarray([n] + [int(s) for s in sizes], dtype=np.int64)
     sp = SparseTensor(ind, values, shape)
-    return sp if f.already_sorted else reorder(sp)
+    if not f.already_sorted:
+        sp = reorder(sp)
+    if single:  # TensorFlow's static spec shows the size (padded_batch's TypeError)
+        sp._tfn_static = tuple(int(d) for d in sizes)
+    return sp
 
 
 def _ragged_feature(key, f, var, n, single):
