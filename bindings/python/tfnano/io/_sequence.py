@@ -160,9 +160,9 @@ def _dense_problem(key, f, ex_splits, st_splits, present, names):
                          "values size: %d but output shape: [%s]"
                          % (_name(names, i), key, s - int(ex_splits[i]), int(step_len[s]),
                             ",".join(str(d) for d in shape))))
-    # TF reads the lists of the whole batch (size errors) before it looks for missing
-    # ones; then the earliest example
-    return min(found, key=lambda p: (p[1], p[0])) if found else None
+    # TF walks the examples in order: the first one whose list is missing or has a
+    # step of the wrong size
+    return min(found, key=lambda p: p[0]) if found else None
 
 
 def _dense_list(key, f, dt, ex_splits, st_splits, values, present, names, single):
@@ -287,13 +287,13 @@ def _parse(serialized, context_features, sequence_features, names, single):
             recs, names_v, [(k, None, None, dt) for k, dt in reads])))
         read = [got[key] if kind != "RaggedFeature" else None
                 for key, kind, f, dt in configs]
-        # as TF: step sizes over the batch first, then missing lists; earliest example
         problems = [_dense_problem(key, f, r[0], r[1], r[3], names_list)
                     for (key, kind, f, dt), r in zip(configs, read)
                     if kind == "FixedLenSequenceFeature"]
+        # as TF: feature by feature in key order, the first feature with a problem
         problems = [p for p in problems if p is not None]
         if problems:
-            raise _invalid(min(problems, key=lambda p: (p[1], p[0]))[2])
+            raise _invalid(problems[0][2])
         for (key, kind, f, dt), r in zip(configs, read):
             if kind != "RaggedFeature":
                 ex_splits, st_splits, values, present = r
