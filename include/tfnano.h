@@ -1087,7 +1087,10 @@ typedef struct tfn_pipeline_options {
     size_t block_length;       /* records taken from an input per turn; default 1 */
     int deterministic;         /* non-zero (default): batches in order */
     size_t batch_size;         /* records per batch; required (> 0) */
-    int drop_remainder;        /* non-zero: drop the last batch when it is short */
+    int drop_remainder;        /* non-zero: drop the last batch when it is short (with
+                                  spec and TFN_PARSE_SINGLE it is parsed first: a parse
+                                  error is still reported, as TensorFlow's fused
+                                  map(parse_single_example).batch(n) reports it) */
     const tfn_spec *spec;      /* features to parse; NULL (default): raw record batches */
     unsigned parse_flags;      /* TFN_PARSE_BATCH (default) or TFN_PARSE_SINGLE: the
                                   style of parse error messages */
