@@ -68,7 +68,7 @@ VENV_PY := $(VENV)/bin/python
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
         python wheel sdist test-wheel run-c venv-scale test-scale \
-        venv-beam test-beam
+        venv-beam test-beam venv-ray bench-ray
 
 all: lib
 
@@ -79,6 +79,7 @@ help:
 	@echo "make test-c     C unit tests (MODE=test);  make test-asan: same under ASan+UBSan"
 	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
 	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
+	@echo "make bench-ray  to_arrow vs Ray Data read_tfrecords and TensorFlow (build/venv-ray)"
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc (make test-install: a pkg-config consumer)"
@@ -206,7 +207,8 @@ test: deps
 # rebuilt when the C sources change; Python files are used in place).
 PY_STAMP := $(VENV)/.tfnano-stamp
 $(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*/*.h) include/tfnano.h lib/nanopb.syms \
-             bindings/python/build_ffi.py bindings/python/cdef.py pyproject.toml setup.py
+             bindings/python/build_ffi.py bindings/python/cdef.py \
+             $(wildcard bindings/python/pyapi*) pyproject.toml setup.py
 	$(VENV_PY) -m pip install -q --no-build-isolation --no-deps -e .
 	@touch $@
 
@@ -298,6 +300,23 @@ venv-beam: $(VENV_BEAM)/.stamp
 test-beam: venv-beam python
 	$(VENV_BEAM)/bin/python -m pytest -q -p no:cacheprovider test/scale/beam
 
+# Arrow in and out against Ray Data's read_tfrecords and TensorFlow (test/bench/
+# bench_arrow.py): ray[data] and tensorflow-cpu in build/venv-ray, for benchmarks only
+# (not part of make test or CI).
+VENV_RAY := build/venv-ray
+$(VENV_RAY)/.stamp: test/bench/requirements-ray.txt
+	@test/tools/ensure-deps.sh
+	rm -rf $(VENV_RAY)
+	$(PYTHON) -m venv $(VENV_RAY)
+	$(VENV_RAY)/bin/python -m pip install -q --upgrade pip
+	$(VENV_RAY)/bin/python -m pip install -q -r test/bench/requirements-ray.txt
+	@touch $@
+
+venv-ray: $(VENV_RAY)/.stamp
+
+bench-ray: venv-ray python
+	TF_CPP_MIN_LOG_LEVEL=2 $(VENV_RAY)/bin/python test/bench/bench_arrow.py
+
 # The README's demo command: the Python QUEST pipeline end to end on synthetic data
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
 run: deps python
@@ -313,6 +332,21 @@ conformance: deps
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
 	$(MAKE) --no-print-directory venv-scale venv-beam  # test_scale_tf.py's adapter side
 	test/conformance/run.sh
+
+# test/bench/bench_scale.py's virtualenv (bench only, not part of make test or CI): the
+# same Dask job with tfnano and with tf.train.Example needs dask, distributed, pyarrow
+# and tensorflow-cpu in the workers' interpreter. make bench skips that script without it.
+.PHONY: venv-bench-scale
+VENV_BENCH_SCALE := build/venv-bench-scale
+$(VENV_BENCH_SCALE)/.stamp: test/bench/requirements-scale.txt
+	@test/tools/ensure-deps.sh
+	rm -rf $(VENV_BENCH_SCALE)
+	$(PYTHON) -m venv $(VENV_BENCH_SCALE)
+	$(VENV_BENCH_SCALE)/bin/python -m pip install -q --upgrade pip
+	$(VENV_BENCH_SCALE)/bin/python -m pip install -q -r test/bench/requirements-scale.txt
+	@touch $@
+
+venv-bench-scale: $(VENV_BENCH_SCALE)/.stamp
 
 bench: deps
 	$(MAKE) --no-print-directory lib MODE=release

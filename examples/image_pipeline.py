@@ -56,7 +56,7 @@ def main(argv=None):
     ds = (tf.data.TFRecordDataset(path, compression_type="GZIP")
           .map(lambda r: tf.io.parse_single_example(r, features))
           .map(lambda d: ((d["image"], d["height"]), d["box_labels"]))
-          .padded_batch(32, padding_values=(None, -1)))
+          .padded_batch(32, padding_values=(None, tf.constant(-1, tf.int64))))
     i = 0
     for (img, h), lab in ds:
         for row in range(len(h)):

@@ -248,6 +248,20 @@ TFN_API int tfn_example_serialize(tfn_example *ex, void *dst, size_t cap, size_t
 TFN_API int tfn_example_serialize_owned(tfn_example *ex, const uint8_t **out, size_t *len,
                                         tfn_error *err);
 
+/* Serializes the Example made of the n features given, in one call: the bytes
+ * tfn_example_clear(), tfn_example_set_*() of each feature in order, then
+ * tfn_example_serialize_owned() would give (a key given twice: the last one counts),
+ * but nothing is copied in: each tfn_feature (key, key_len, kind, count and the
+ * pointer of its kind: int64s, floats or bytes; none for TFN_KIND_NONE) is read where
+ * it is. n == 0 serializes to no bytes, or to `0a 00` with mark_features. `ex` serves
+ * as scratch: it is empty afterwards, and *out stays valid until the next call that
+ * modifies or serializes it. For bindings that serialize one record per call.
+ * @return TFN_OK, TFN_E_INVALID_ARG (NULL arguments, a NULL key or values with
+ *         values to read, an unknown kind), TFN_E_LIMIT, TFN_E_NOMEM. */
+TFN_API int tfn_example_serialize_features(tfn_example *ex, const tfn_feature *features,
+                                           size_t n, int mark_features, const uint8_t **out,
+                                           size_t *len, tfn_error *err);
+
 /* Decode flags. */
 enum {
     TFN_DECODE_DEFAULT = 0,
@@ -284,7 +298,8 @@ TFN_API int tfn_example_decode(tfn_example *ex, const void *src, size_t len,
  * to back and `byte_offsets` holds (number of strings + 1) offsets into it; strings
  * are then assigned to examples by width or row_splits exactly as numeric values are.
  * `values` (and `byte_offsets` of a bytes column with no strings) may be NULL when
- * the column holds no values. A column whose longest row could not fit a 2 GiB
+ * the column holds no values. `values` may have any alignment (a numpy view at an odd
+ * offset, an Arrow buffer); row_splits and byte_offsets are int64_t arrays. A column whose longest row could not fit a 2 GiB
  * message is TFN_E_LIMIT, reported before any value is read.
  * The same column may not appear twice (duplicate keys are TFN_E_INVALID_ARG). */
 typedef struct tfn_column {
@@ -313,6 +328,100 @@ TFN_API int tfn_encode_columns_size(const tfn_column *columns, size_t ncolumns, 
 TFN_API int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n,
                                void *dst, size_t cap, uint64_t *offsets, size_t *written,
                                tfn_error *err);
+
+/* ==================================================================================
+ * MARK: Arrow record batches -> Examples (the Arrow C data interface, lib/arrow)
+ *
+ * Reads Apache Arrow memory through the Arrow C data interface
+ * (arrow.apache.org/docs/format/CDataInterface.html). Its two ABI-stable structs are
+ * declared below as that specification gives them, behind its ARROW_C_DATA_INTERFACE
+ * guard, so a program that includes Arrow's abi.h (or nanoarrow) first shares one
+ * definition. No Arrow library is linked: any producer's exported batch can be passed
+ * (pyarrow's RecordBatch._export_to_c / __arrow_c_array__, arrow-rs, nanoarrow...).
+ * ================================================================================== */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+/* The type of an array: `format` is the type's format string ("l" int64, "+s" struct,
+ * "+w:4" fixed-size list...), `name` the field name (UTF-8, NUL-terminated). */
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+/* The data of an array: `length` elements starting `offset` elements into the
+ * buffers (validity bitmap first, then the type's buffers), and its children. */
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* Serialized size of the Example of every row of a record batch, exported through the
+ * Arrow C data interface as a struct array (format "+s"; pyarrow's
+ * RecordBatch._export_to_c gives one): each child of the struct is a column, its
+ * `name` the feature key; array->length rows. Columns map to Features as:
+ *   int8..int64, uint8..uint64 (values above 2^63-1 are TFN_E_OUT_OF_RANGE), bool,
+ *   date32/64, time32/64, timestamp, duration (their integer)      -> Int64List;
+ *   float16, float32, float64 (narrowed to float as TensorFlow does) -> FloatList;
+ *   binary, large_binary, utf8, large_utf8, fixed_size_binary      -> BytesList;
+ *   fixed_size_list of those (nested ones flattened row-major)       -> that list;
+ *   list / large_list of those or of fixed_size_lists                -> one list per row;
+ *   null (type "n")                                                  -> always absent.
+ * A null row of a column (its validity bitmap) leaves that feature out of that row's
+ * Example; a row with no feature present is the empty Example (0 bytes), as is a null
+ * row of the struct itself. Keys are written sorted, as tfn_example_serialize does.
+ * Offsets (array and child `offset`s, sliced arrays) are honoured at every level.
+ * The arrays are only read, never released or kept: ownership stays with the caller.
+ * Buffers are trusted to be as long as the Arrow specification requires for each
+ * array's length and offset (nothing else can be known of caller memory); everything
+ * else is checked before it is used: formats, buffer and child counts, NULL buffers
+ * that are needed, lengths against the parent's, list and binary offsets (non-negative,
+ * non-decreasing, within the child's length). Buffers may have any alignment (the
+ * specification's 8-byte alignment is a recommendation: pickle-5 out-of-band buffers,
+ * IPC bodies and mapped files can break it); unaligned ones are read as fast.
+ * @param sizes  array->length entries, may be NULL; @param total the sum (may be NULL).
+ * @return TFN_OK; TFN_E_TYPE (a type with no Example mapping: lists of variable-length
+ *         lists, dictionaries, decimals, maps, unions, views...; the message names the
+ *         column, and the format string when that is what has no mapping); TFN_E_INVALID_ARG (a null value inside a list - the
+ *         message names column and row -, duplicate column names, or an inconsistent
+ *         array); TFN_E_OUT_OF_RANGE; TFN_E_LIMIT (a row past protobuf's 2 GiB);
+ *         TFN_E_NOMEM. err->record_index is the row when one is at fault.
+ * Thread-safe: no state; any number of threads may encode the same arrays. */
+TFN_API int tfn_arrow_encode_size(const struct ArrowSchema *schema,
+                                  const struct ArrowArray *array, uint64_t *sizes,
+                                  uint64_t *total, tfn_error *err);
+
+/* Serializes every row of the record batch (see tfn_arrow_encode_size) as a
+ * tf.train.Example, back to back into dst, in one pass over the Arrow buffers: row i
+ * is dst[offsets[i] .. offsets[i+1]) (`offsets`: array->length + 1 entries, may be
+ * NULL). The bytes are those of building each Example with tfn_example_set_* (and
+ * protobuf's SerializeToString(deterministic=True)).
+ * @return TFN_OK, TFN_E_BUF_TOO_SMALL (*written = the total needed), the errors of
+ *         tfn_arrow_encode_size. Thread-safe as tfn_arrow_encode_size. */
+TFN_API int tfn_arrow_encode(const struct ArrowSchema *schema, const struct ArrowArray *array,
+                             void *dst, size_t cap, uint64_t *offsets, size_t *written,
+                             tfn_error *err);
 
 /* ==================================================================================
  * MARK: Parsing with FixedLenFeature / FixedLenSequenceFeature specs
@@ -483,7 +592,9 @@ typedef struct tfn_output {
  *         TFN_E_INVALID_ARG (no successful scan before). */
 TFN_API int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err);
 
-/* Scan then fill, in one call. */
+/* Scan then fill, in one call: the same results and errors. FixedLen int64 / float
+ * features whose output holds the whole batch are decoded during the scan (one pass
+ * over the records); when the call fails, the outputs' contents are unspecified. */
 TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
                              const tfn_bytes *names, unsigned flags, const tfn_output *outputs,
                              tfn_error *err);
@@ -591,6 +702,46 @@ TFN_API int tfn_encode_sequences(const tfn_column *context, size_t ncontext,
                                  const tfn_list_column *lists, size_t nlists, size_t n,
                                  void *dst, size_t cap, uint64_t *offsets, size_t *written,
                                  tfn_error *err);
+
+/* ==================================================================================
+ * MARK: String hashing (tf.strings.to_hash_bucket*, tf.lookup's OOV buckets)
+ *
+ * The three hashes TensorFlow's string ops use, bit-exact with TensorFlow on every
+ * machine (words are read little-endian). Thread-safe, no state.
+ * ================================================================================== */
+
+/* The seed TensorFlow's Hash64 uses when none is given. */
+#define TFN_TF_HASH64_SEED 0xDECAFCAFFEull
+
+typedef enum tfn_hash_kind {
+    TFN_HASH_FINGERPRINT64 = 1, /* FarmHash Fingerprint64: to_hash_bucket_fast */
+    TFN_HASH_TF_HASH64 = 2,     /* TensorFlow's Hash64, seed 0xDECAFCAFFE: to_hash_bucket */
+    TFN_HASH_SIPHASH24 = 3      /* SipHash-2-4 with a 2-word key: to_hash_bucket_strong */
+} tfn_hash_kind;
+
+/* FarmHash's Fingerprint64 (farmhashna::Hash64) of `len` bytes, the hash of
+ * tf.strings.to_hash_bucket_fast. tfn_fingerprint64("", 0) == 0x9ae16a3b2f90404f.
+ * @param data  may be NULL when len == 0. */
+TFN_API uint64_t tfn_fingerprint64(const void *data, size_t len);
+
+/* TensorFlow's Hash64 (tensorflow/core/platform/hash.cc, a MurmurHash64A variant) with
+ * `seed`; tf.strings.to_hash_bucket uses TFN_TF_HASH64_SEED. */
+TFN_API uint64_t tfn_tf_hash64(const void *data, size_t len, uint64_t seed);
+
+/* SipHash-2-4 with the 128-bit key key[0] (low word) and key[1], as highwayhash
+ * computes it for tf.strings.to_hash_bucket_strong(..., key=[key[0], key[1]]). */
+TFN_API uint64_t tfn_siphash24(const uint64_t key[2], const void *data, size_t len);
+
+/* Hashes n strings laid end to end: string i is data[offsets[i] .. offsets[i + 1])
+ * (offsets has n + 1 entries, non-decreasing, from 0 or more), with the hash `kind`
+ * (a tfn_hash_kind; `key` is read only for TFN_HASH_SIPHASH24) and writes
+ * out[i] = hash % num_buckets (the hash itself when num_buckets is 0).
+ * @param data  may be NULL when every string is empty.
+ * @return TFN_OK, or TFN_E_INVALID_ARG (unknown kind, NULL arrays or key, offsets that
+ *         are not ranges; err->record_index = the string). Thread-safe. */
+TFN_API int tfn_hash_strings(int kind, const uint8_t *data, const int64_t *offsets, size_t n,
+                             const uint64_t *key, uint64_t num_buckets, uint64_t *out,
+                             tfn_error *err);
 
 /* ==================================================================================
  * MARK: CRC32C and TFRecord files
@@ -776,6 +927,23 @@ TFN_API int tfn_record_reader_next_batch(tfn_record_reader *r, tfn_bytes *views,
 TFN_API int tfn_record_reader_read_into(tfn_record_reader *r, void *dst, size_t cap,
                                         uint64_t *offsets, size_t max, size_t *n,
                                         size_t *written, tfn_error *err);
+
+/* Two steps for a caller that copies each record into memory of its own, sized once
+ * the length is known (a binding's bytes objects):
+ * tfn_record_reader_peek() makes the next record available and gives its payload
+ * length, without consuming it; tfn_record_reader_take() copies it to dst and
+ * consumes it. The payload CRC is computed during that copy, in one pass over the
+ * record (TFN_ON_DAMAGE_RAISE): a mismatch is take()'s TFN_E_DATA_LOSS, with
+ * tfn_record_reader_next()'s message, and the record stays unconsumed. With
+ * TFN_ON_DAMAGE_SKIP peek() checks the record (and skips damage) as next() does, and
+ * take() only copies. take() without a peek() first peeks itself; so does a take()
+ * after another call moved the reader.
+ * @return peek: TFN_OK, TFN_END, or an error as tfn_record_reader_next();
+ *         take: the same, or TFN_E_BUF_TOO_SMALL when cap < the length (*len = the
+ *         length; the reader does not move). */
+TFN_API int tfn_record_reader_peek(tfn_record_reader *r, size_t *len, tfn_error *err);
+TFN_API int tfn_record_reader_take(tfn_record_reader *r, void *dst, size_t cap, size_t *len,
+                                   tfn_error *err);
 
 /* Offset of the next record in the (decompressed) stream. */
 TFN_API uint64_t tfn_record_reader_offset(const tfn_record_reader *r);
@@ -1317,6 +1485,30 @@ TFN_API int tfn_pad_width(const tfn_ragged *in, const tfn_pad_options *opt, size
 TFN_API int tfn_pad(const tfn_ragged *in, const tfn_pad_options *opt, void *out,
                     int out_dtype, size_t width, uint8_t *mask, int64_t *lengths,
                     tfn_error *err);
+
+/* One row of tfn_pad_rows(): `count` values of `dtype` (TFN_INT32, TFN_INT64 or
+ * TFN_FLOAT32) at `values`, aligned for that type; values may be NULL when count is
+ * 0. Borrowed, never modified. */
+typedef struct tfn_pad_row {
+    const void *values;
+    size_t count;
+    int dtype;
+} tfn_pad_row;
+
+/* tfn_pad() for rows that do not share one buffer (e.g. the arrays of a Python list,
+ * or a vector of vectors): row r is rows[r]. Each row may have its own dtype; the
+ * conversions, placement, options, outputs and errors are tfn_pad()'s (out-of-range
+ * messages name the row index in `rows`), and width must be the one the rows and
+ * options give: maxlen, or the longest row when maxlen is TFN_PAD_MAXLEN_UNSET, then
+ * rounded up to pad_to_multiple_of. A caller that pads a long list in pieces passes
+ * the list's width as maxlen (or its own maxlen) to every piece.
+ * @return TFN_OK; TFN_E_INVALID_ARG (as tfn_pad, plus a NULL rows with nrows > 0 and
+ *         a row with an unknown dtype, a NULL or misaligned pointer);
+ *         TFN_E_OUT_OF_RANGE (as tfn_pad).
+ * Threads: safe (no shared state). */
+TFN_API int tfn_pad_rows(const tfn_pad_row *rows, size_t nrows, const tfn_pad_options *opt,
+                         void *out, int out_dtype, size_t width, uint8_t *mask,
+                         int64_t *lengths, tfn_error *err);
 
 /* ==================================================================================
  * MARK: Length bucketing (dynamic batching)

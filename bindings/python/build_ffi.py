@@ -119,6 +119,14 @@ extern "Python" {
 """
 
 
+# The built-ins that take Python objects (bindings/python/pyapi.c: lists of rows walked
+# in C); tfn_py_install() adds them to the module at import (see pyapi.h).
+PY_API = """
+int tfn_py_install(const char *module, int buffers);
+"""
+PY_SOURCES = ("pyapi.c", "pyapi_buffer.c")
+
+
 def lib_sources():
     srcs = sorted(glob.glob(os.path.join(ROOT, "lib", "*", "*.c")))
     srcs.append(os.path.join(ROOT, "lib", "example", "proto", "example.pb.c"))
@@ -132,14 +140,15 @@ def make_builder(extra_sources=(), module="tfnano._native"):
     nanopb_obj = renamed_nanopb_object(find_nanopb_archive(), obj_dir)
 
     ffi = FFI()
-    ffi.cdef(read_cdef() + PY_CALLBACKS)
+    ffi.cdef(read_cdef() + PY_CALLBACKS + PY_API)
     extra = shlex.split(os.environ.get("TFN_CFLAGS", ""))
     ffi.set_source(
         module,
-        '#include "tfnano.h"\n',
-        sources=lib_sources() + list(extra_sources),
+        '#include "tfnano.h"\n#include "pyapi.h"\n',
+        sources=lib_sources() + [_rel(os.path.join(HERE, f)) for f in PY_SOURCES]
+        + list(extra_sources),
         include_dirs=[_rel(os.path.join(ROOT, d))
-                      for d in ("include",)]
+                      for d in ("include", os.path.join("bindings", "python"))]
         + [nanopb_inc],
         extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden",
                             "-include", _rel(os.path.join(ROOT, "lib", "nanopb_rename.h"))]

@@ -15,6 +15,14 @@ uint32_t tfn__crc32c_sw(uint32_t reg, const uint8_t *p, size_t n);
  * tfn__crc32c_hw_available() (elsewhere it falls back to the portable loop). */
 uint32_t tfn__crc32c_hw(uint32_t reg, const uint8_t *p, size_t n);
 
+/* The same over src[0..n) while copying it to dst (the two must not overlap), in one
+ * pass: what a reader that hands out copies of records needs. */
+uint32_t tfn__crc32c_copy_sw(uint32_t reg, uint8_t *dst, const uint8_t *src, size_t n);
+uint32_t tfn__crc32c_copy_hw(uint32_t reg, uint8_t *dst, const uint8_t *src, size_t n);
+
+/* tfn_crc32c() of src (chained from `crc` as tfn_crc32c) while copying it to dst. */
+uint32_t tfn__crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
+
 /* True when this CPU has the SSE4.2 crc32 instruction. */
 bool tfn__crc32c_hw_available(void);
 

@@ -97,6 +97,36 @@ static inline bool tfn__add_size(size_t a, size_t b, size_t *out)
     return true;
 }
 
+/* ---------------------------------------------------------------- caller arrays
+ *
+ * Element k of a caller's array whose alignment is not known (tfn_column values,
+ * Arrow buffers: pickle-5 out-of-band buffers, IPC bodies and mapped files need not be
+ * aligned for their type). Reading through a misaligned typed pointer, or even making
+ * one, is undefined behaviour; memcpy into a local is not, and compilers turn it into
+ * the one plain load of an aligned read wherever the CPU allows unaligned loads. */
+#define TFN__DEFINE_LOAD(name, type)                                           \
+    static inline type name(const void *base, size_t k)                       \
+    {                                                                          \
+        type v;                                                                \
+        memcpy(&v, (const uint8_t *)base + k * sizeof v, sizeof v);            \
+        return v;                                                              \
+    }
+TFN__DEFINE_LOAD(tfn__ld_i16, int16_t)
+TFN__DEFINE_LOAD(tfn__ld_u16, uint16_t)
+TFN__DEFINE_LOAD(tfn__ld_i32, int32_t)
+TFN__DEFINE_LOAD(tfn__ld_u32, uint32_t)
+TFN__DEFINE_LOAD(tfn__ld_i64, int64_t)
+TFN__DEFINE_LOAD(tfn__ld_u64, uint64_t)
+TFN__DEFINE_LOAD(tfn__ld_f32, float)
+TFN__DEFINE_LOAD(tfn__ld_f64, double)
+#undef TFN__DEFINE_LOAD
+
+/* The address of element k of `size` bytes (no typed pointer is made). */
+static inline const void *tfn__elem(const void *base, size_t k, size_t size)
+{
+    return (const uint8_t *)base + k * size;
+}
+
 /* ---------------------------------------------------------------- bytes on the wire */
 
 static inline uint32_t tfn__load_le32(const uint8_t *p)

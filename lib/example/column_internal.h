@@ -5,6 +5,7 @@
 #define TFN_COLUMN_INTERNAL_H
 
 #include "example_internal.h"
+#include "varint_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -45,9 +46,9 @@ static inline uint64_t tfn__column_payload(const tfn_column *c, size_t i)
         return 0;
     switch (c->dtype) {
     case TFN_INT64:
-        return tfn__int64s_payload((const int64_t *)c->values + b, e - b);
+        return tfn__int64s_payload(tfn__elem(c->values, b, 8), e - b);
     case TFN_INT32:
-        return tfn__int32s_payload((const int32_t *)c->values + b, e - b);
+        return tfn__int32s_payload(tfn__elem(c->values, b, 4), e - b);
     case TFN_FLOAT32:
     case TFN_FLOAT64:
         return (uint64_t)(e - b) * 4;
@@ -71,8 +72,9 @@ static inline float tfn__narrow_float(double d)
     return (float)d;
 }
 
-/* Writes row i's values (the payload tfn__column_payload sized); returns the end. */
-static inline uint8_t *tfn__column_write(uint8_t *p, const tfn_column *c, size_t i)
+/* Writes row i's values (the payload tfn__column_payload sized) with the SIMD code of
+ * `simd` (a level of varint_internal.h); returns the end. */
+static inline uint8_t *tfn__column_write(uint8_t *p, const tfn_column *c, size_t i, int simd)
 {
     size_t b, e;
     tfn__column_range(c, i, &b, &e);
@@ -80,15 +82,14 @@ static inline uint8_t *tfn__column_write(uint8_t *p, const tfn_column *c, size_t
         return p;
     switch (c->dtype) {
     case TFN_INT64:
-        return tfn__put_int64s(p, (const int64_t *)c->values + b, e - b);
+        return tfn__put_int64s_at(simd, p, tfn__elem(c->values, b, 8), e - b);
     case TFN_INT32:
-        return tfn__put_int32s(p, (const int32_t *)c->values + b, e - b);
+        return tfn__put_int32s(p, tfn__elem(c->values, b, 4), e - b);
     case TFN_FLOAT32:
-        return tfn__put_floats(p, (const float *)c->values + b, e - b);
+        return tfn__put_floats(p, tfn__elem(c->values, b, 4), e - b);
     case TFN_FLOAT64: {
-        const double *v = (const double *)c->values + b;
-        for (size_t k = 0; k < e - b; k++, p += 4)
-            tfn__store_le32(p, tfn__float_bits(tfn__narrow_float(v[k])));
+        for (size_t k = b; k < e; k++, p += 4)
+            tfn__store_le32(p, tfn__float_bits(tfn__narrow_float(tfn__ld_f64(c->values, k))));
         return p;
     }
     default: {

@@ -137,6 +137,7 @@ static int prepare(const tfn_column *columns, size_t ncols, size_t n, col_view *
  * staging area of the integer rows. */
 typedef struct scratch {
     tfn__alloc alloc;
+    int simd; /* the SIMD level of the varint writer */
     col_view *cols;
     uint64_t *payloads; /* ncols */
     uint8_t *stage;
@@ -145,6 +146,7 @@ typedef struct scratch {
 static int scratch_init(scratch *s, size_t ncols, size_t n, tfn_error *err)
 {
     tfn__alloc_init(&s->alloc, NULL);
+    s->simd = tfn__simd_level();
     s->stage = NULL;
     s->cols = tfn__malloc(&s->alloc, (ncols ? ncols : 1) * sizeof *s->cols);
     s->payloads = tfn__malloc(&s->alloc, (ncols ? ncols : 1) * sizeof *s->payloads);
@@ -236,7 +238,7 @@ int tfn_encode_columns_size(const tfn_column *columns, size_t ncolumns, size_t n
 /* Payload sizes of example i into `pay`, encoding its staged rows on the way; returns
  * the size of the example and its Features message. */
 static uint64_t stage_example(const col_view *cols, size_t ncols, size_t i, uint64_t *pay,
-                              uint64_t *features)
+                              uint64_t *features, int simd)
 {
     for (size_t k = 0; k < ncols; k++) {
         const col_view *v = &cols[k];
@@ -251,15 +253,15 @@ static uint64_t stage_example(const col_view *cols, size_t ncols, size_t i, uint
             continue;
         }
         uint8_t *end = v->c->dtype == TFN_INT64
-                           ? tfn__put_int64s(v->stage, (const int64_t *)v->c->values + b, e - b)
-                           : tfn__put_int32s(v->stage, (const int32_t *)v->c->values + b, e - b);
+                           ? tfn__put_int64s_at(simd, v->stage, tfn__elem(v->c->values, b, 8), e - b)
+                           : tfn__put_int32s(v->stage, tfn__elem(v->c->values, b, 4), e - b);
         pay[k] = (uint64_t)(end - v->stage);
     }
     return example_size(cols, ncols, i, pay, true, features);
 }
 
 static uint8_t *write_example(uint8_t *p, const col_view *cols, size_t ncols, size_t i,
-                              const uint64_t *pay, uint64_t features)
+                              const uint64_t *pay, uint64_t features, int simd)
 {
     p = tfn__put_len_prefix(p, TAG_EXAMPLE_FEATURES, features);
     for (size_t k = 0; k < ncols; k++) {
@@ -270,7 +272,7 @@ static uint8_t *write_example(uint8_t *p, const col_view *cols, size_t ncols, si
                                 feature);
         p = tfn__put_feature_head(p, kind, pay[k]);
         if (!cols[k].stage) {
-            p = tfn__column_write(p, c, i);
+            p = tfn__column_write(p, c, i, simd);
         } else if (pay[k]) {
             memcpy(p, cols[k].stage, (size_t)pay[k]);
             p += pay[k];
@@ -330,7 +332,7 @@ int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n, voi
         if (!ncolumns)
             continue;
         uint64_t features;
-        uint64_t size = stage_example(s.cols, ncolumns, i, s.payloads, &features);
+        uint64_t size = stage_example(s.cols, ncolumns, i, s.payloads, &features, s.simd);
         if (size > TFN_MAX_MESSAGE_SIZE) {
             rc = too_big(i, size, err);
             break;
@@ -339,7 +341,7 @@ int tfn_encode_columns(const tfn_column *columns, size_t ncolumns, size_t n, voi
             rc = buffer_too_small(&s, ncolumns, i, n, used, cap, written, err);
             break;
         }
-        p = write_example(p, s.cols, ncolumns, i, s.payloads, features);
+        p = write_example(p, s.cols, ncolumns, i, s.payloads, features, s.simd);
         used = (size_t)(p - start);
     }
     scratch_free(&s);

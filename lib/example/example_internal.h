@@ -76,46 +76,50 @@ static inline uint64_t tfn__len_field_size(uint64_t payload)
     return 1 + tfn__varint_size(payload) + payload;
 }
 
-/* Bitwise OR of v[0..7]: below 0x80 when all eight are one-byte varints. */
-static inline uint64_t tfn__or8(const int64_t *v)
+/* Value arrays below are the caller's int64 / int32 / float elements at any alignment
+ * (read with tfn__ld_*: the same loads as typed reads where the CPU allows it). */
+
+/* Bitwise OR of the int64 values v[0..7]: below 0x80 when all eight are one-byte
+ * varints. */
+static inline uint64_t tfn__or8(const void *v)
 {
     uint64_t any = 0;
     TFN_UNROLL8
     for (size_t k = 0; k < 8; k++)
-        any |= (uint64_t)v[k];
+        any |= (uint64_t)tfn__ld_i64(v, k);
     return any;
 }
 
 /* Bytes of the packed varints of n int64 values (blocks of eight one-byte values,
  * padding and masks, are counted at once; blocks below 2^28 from the table). */
-static inline uint64_t tfn__int64s_payload(const int64_t *v, size_t n)
+static inline uint64_t tfn__int64s_payload(const void *v, size_t n)
 {
     uint64_t size = 0;
     size_t i = 0;
     for (; n - i >= 8; i += 8) {
-        uint64_t any = tfn__or8(v + i);
+        uint64_t any = tfn__or8(tfn__elem(v, i, 8));
         if (any < 0x80) {
             size += 8;
         } else if (any < (1u << 28)) {
             TFN_UNROLL8
             for (size_t k = 0; k < 8; k++)
-                size += tfn__varint28_len[__builtin_clz((uint32_t)v[i + k] | 1u)];
+                size += tfn__varint28_len[__builtin_clz((uint32_t)tfn__ld_i64(v, i + k) | 1u)];
         } else {
             TFN_UNROLL8
             for (size_t k = 0; k < 8; k++)
-                size += tfn__varint_size((uint64_t)v[i + k]);
+                size += tfn__varint_size((uint64_t)tfn__ld_i64(v, i + k));
         }
     }
     for (; i < n; i++)
-        size += tfn__varint_size((uint64_t)v[i]);
+        size += tfn__varint_size((uint64_t)tfn__ld_i64(v, i));
     return size;
 }
 
-static inline uint64_t tfn__int32s_payload(const int32_t *v, size_t n)
+static inline uint64_t tfn__int32s_payload(const void *v, size_t n)
 {
     uint64_t size = 0;
     for (size_t i = 0; i < n; i++)
-        size += tfn__varint_size((uint64_t)(int64_t)v[i]);
+        size += tfn__varint_size((uint64_t)(int64_t)tfn__ld_i32(v, i));
     return size;
 }
 
@@ -179,43 +183,43 @@ static inline uint8_t *tfn__put_varint28(uint8_t *p, uint32_t x)
  * store, values below 2^28 take the branch-free path. Blocks are only taken while at
  * least 3 values follow them, so the 4-byte stores never reach past the run's end
  * (every later value takes at least one byte and overwrites the extra ones). */
-static inline uint8_t *tfn__put_int64s(uint8_t *p, const int64_t *v, size_t n)
+static inline uint8_t *tfn__put_int64s(uint8_t *p, const void *v, size_t n)
 {
     size_t i = 0;
     for (; n - i >= 11; i += 8) {
         /* columns stream from memory: ask for the values 1 KiB ahead (the address is
          * computed as an integer: no pointer arithmetic past the array) */
-        __builtin_prefetch((const void *)((uintptr_t)(v + i) + 1024));
-        uint64_t any = tfn__or8(v + i);
+        __builtin_prefetch((const void *)((uintptr_t)tfn__elem(v, i, 8) + 1024));
+        uint64_t any = tfn__or8(tfn__elem(v, i, 8));
         if (any < 0x80) {
             uint64_t w = 0;
             TFN_UNROLL8
             for (size_t k = 0; k < 8; k++)
-                w |= (uint64_t)v[i + k] << (8 * k);
+                w |= (uint64_t)tfn__ld_i64(v, i + k) << (8 * k);
             tfn__store_le64(p, w);
             p += 8;
         } else if (any < (1u << 28)) {
             TFN_UNROLL8
             for (size_t k = 0; k < 8; k++)
-                p = tfn__put_varint28(p, (uint32_t)v[i + k]);
+                p = tfn__put_varint28(p, (uint32_t)tfn__ld_i64(v, i + k));
         } else {
             for (size_t k = 0; k < 8; k++)
-                p = tfn__put_varint(p, (uint64_t)v[i + k]);
+                p = tfn__put_varint(p, (uint64_t)tfn__ld_i64(v, i + k));
         }
     }
     for (; i < n; i++)
-        p = tfn__put_varint_fast(p, (uint64_t)v[i]);
+        p = tfn__put_varint_fast(p, (uint64_t)tfn__ld_i64(v, i));
     return p;
 }
 
-static inline uint8_t *tfn__put_int32s(uint8_t *p, const int32_t *v, size_t n)
+static inline uint8_t *tfn__put_int32s(uint8_t *p, const void *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        p = tfn__put_varint_fast(p, (uint64_t)(int64_t)v[i]);
+        p = tfn__put_varint_fast(p, (uint64_t)(int64_t)tfn__ld_i32(v, i));
     return p;
 }
 
-static inline uint8_t *tfn__put_floats(uint8_t *p, const float *v, size_t n)
+static inline uint8_t *tfn__put_floats(uint8_t *p, const void *v, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (n)
@@ -223,7 +227,7 @@ static inline uint8_t *tfn__put_floats(uint8_t *p, const float *v, size_t n)
     return p + n * 4;
 #else
     for (size_t i = 0; i < n; i++, p += 4)
-        tfn__store_le32(p, tfn__float_bits(v[i]));
+        tfn__store_le32(p, tfn__float_bits(tfn__ld_f32(v, i)));
     return p;
 #endif
 }

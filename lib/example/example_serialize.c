@@ -2,6 +2,7 @@
  * SerializeToString(deterministic=True). Sizes bottom-up once (int64 lists by encoding
  * them into a staging area), then one write pass. */
 #include "example_internal.h"
+#include "varint_internal.h"
 
 #include <stdlib.h>
 
@@ -84,7 +85,7 @@ size_t tfn_example_serialized_size(const tfn_example *ex)
  * cannot grow (then the sizing pass is used: staging only saves time). */
 #define STAGE_BUDGET ((size_t)256 * 1024)
 
-static const uint64_t *stage_int64s(tfn_example *ex)
+static const uint64_t *stage_int64s(tfn_example *ex, int simd)
 {
     size_t head = ex->n * 2 * sizeof(uint64_t), runs = 0;
     for (size_t i = 0; i < ex->n; i++) {
@@ -107,14 +108,14 @@ static const uint64_t *stage_int64s(tfn_example *ex)
         if (f->kind != TFN_KIND_INT64)
             continue;
         uint8_t *run = ex->scratch + at;
-        table[2 * i] = (uint64_t)(tfn__put_int64s(run, f->values, f->count) - run);
+        table[2 * i] = (uint64_t)(tfn__put_int64s_at(simd, run, f->values, f->count) - run);
         table[2 * i + 1] = at;
         at += f->count * 10;
     }
     return table;
 }
 
-static uint8_t *write_feature(uint8_t *p, const tfn__feat *f, const uint8_t *staged)
+static uint8_t *write_feature(uint8_t *p, const tfn__feat *f, const uint8_t *staged, int simd)
 {
     p = tfn__put_entry_head(p, f->key, f->key_len, f->entry_size,
                             tfn__feature_size(f->kind, f->payload_size));
@@ -122,7 +123,7 @@ static uint8_t *write_feature(uint8_t *p, const tfn__feat *f, const uint8_t *sta
     switch (f->kind) {
     case TFN_KIND_INT64:
         if (!staged)
-            return tfn__put_int64s(p, f->values, f->count);
+            return tfn__put_int64s_at(simd, p, f->values, f->count);
         if (f->payload_size)
             memcpy(p, staged, (size_t)f->payload_size);
         return p + f->payload_size;
@@ -149,7 +150,8 @@ static int serialize(tfn_example *ex, uint8_t *dst, size_t cap, size_t *written,
     int rc = sort_features(ex, err);
     if (rc)
         return rc;
-    const uint64_t *staged = stage_int64s(ex);
+    int simd = tfn__simd_level();
+    const uint64_t *staged = stage_int64s(ex, simd);
     uint64_t features = features_size(ex, true, staged);
     uint64_t total = ex->features_present ? tfn__len_field_size(features) : 0;
     if (total > TFN_MAX_MESSAGE_SIZE)
@@ -169,7 +171,8 @@ static int serialize(tfn_example *ex, uint8_t *dst, size_t cap, size_t *written,
         size_t at = (size_t)(f - ex->feats);
         p = write_feature(p, f,
                           staged && f->kind == TFN_KIND_INT64 ? ex->scratch + staged[2 * at + 1]
-                                                              : NULL);
+                                                              : NULL,
+                          simd);
     }
     return TFN_OK;
 }
@@ -203,4 +206,47 @@ int tfn_example_serialize_owned(tfn_example *ex, const uint8_t **out, size_t *le
     *out = ex->owned;
     *len = need;
     return TFN_OK;
+}
+
+int tfn_example_serialize_features(tfn_example *ex, const tfn_feature *features, size_t n,
+                                   int mark_features, const uint8_t **out, size_t *len,
+                                   tfn_error *err)
+{
+    if (!ex || (!features && n) || !out || !len)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "tfn_example_serialize_features: NULL argument");
+    tfn_example_clear(ex);
+    if (mark_features)
+        ex->features_present = true;
+    int rc = TFN_OK;
+    for (size_t i = 0; i < n && rc == TFN_OK; i++) {
+        const tfn_feature *f = &features[i];
+        const void *values = f->kind == TFN_KIND_INT64   ? (const void *)f->int64s
+                             : f->kind == TFN_KIND_FLOAT ? (const void *)f->floats
+                                                         : (const void *)f->bytes;
+        size_t count = f->kind == TFN_KIND_NONE ? 0 : f->count;
+        if (f->kind != TFN_KIND_INT64 && f->kind != TFN_KIND_FLOAT &&
+            f->kind != TFN_KIND_BYTES && f->kind != TFN_KIND_NONE) {
+            rc = tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i, "feature %zu: unknown kind %d", i,
+                              f->kind);
+        } else if ((!f->key && f->key_len) || (!values && count)) {
+            rc = tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                              "feature %zu: NULL key or values", i);
+        } else {
+            /* the values are read where they are: no room is taken for them */
+            tfn__feat *t = tfn__example_put(ex, f->key ? f->key : "", f->key_len, f->kind,
+                                            0, 1, true);
+            if (!t) {
+                rc = tfn__fail(err, TFN_E_NOMEM, "out of memory serializing %zu features",
+                               n);
+            } else {
+                t->count = count;
+                t->values = (void *)(uintptr_t)values;
+            }
+        }
+    }
+    if (rc == TFN_OK)
+        rc = tfn_example_serialize_owned(ex, out, len, err);
+    tfn_example_clear(ex); /* drop the borrowed views */
+    return rc;
 }

@@ -4,6 +4,7 @@
 #include "../base/varint_wide.h"
 #include "example_internal.h"
 #include "parse_internal.h"
+#include "varint_internal.h"
 
 /* ---- decoding one slot's values into `out` (at most `max` values) ---- */
 
@@ -114,36 +115,26 @@ DEFINE_DECODE_BULK(decode_bulk_int64, int64_t)
 DEFINE_DECODE_BULK(decode_bulk_int32, int32_t)
 #endif
 
-/* Values of a run of one-byte varints, in blocks the compiler vectorizes. */
-static void widen_int64(const uint8_t *restrict src, int64_t *restrict out, size_t n)
-{
-    size_t i = 0;
-    for (; n - i >= 16; i += 16)
-        for (size_t k = 0; k < 16; k++)
-            out[i + k] = src[i + k];
-    for (; i < n; i++)
-        out[i] = src[i];
-}
+/* Scalar steps taken after the SIMD decoder stops (at a long varint or near the end of
+ * the run) before it is tried again. */
+enum { SCALAR_STEPS = 8 };
 
-static void widen_int32(const uint8_t *restrict src, int32_t *restrict out, size_t n)
-{
-    size_t i = 0;
-    for (; n - i >= 16; i += 16)
-        for (size_t k = 0; k < 16; k++)
-            out[i + k] = src[i + k];
-    for (; i < n; i++)
-        out[i] = src[i];
-}
-
-static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
+static void decode_int64(const tfn__slot *s, int64_t *out, size_t max, int simd)
 {
     if (all_single_byte(s)) {
-        widen_int64(s->data, out, max);
+        tfn__widen_bytes64_at(simd, s->data, out, max);
         return;
     }
     const uint8_t *q = s->data;
     size_t i = 0;
+    if (!s->packed)
+        simd = TFN__SIMD_NONE;
     while (i < max) {
+        if (simd) {
+            i += tfn__decode_varints64_at(simd, &q, s->end, out + i, max - i);
+            if (i >= max)
+                break;
+        }
 #ifdef TFN_BULK_VARINTS
         if (s->packed) {
             i += decode_bulk_int64(&q, s->end, out + i, max - i);
@@ -151,21 +142,31 @@ static void decode_int64(const tfn__slot *s, int64_t *out, size_t max)
                 break;
         }
 #endif
-        uint64_t v = 0;
-        q = int64_next(q, s->end, s->packed, &v);
-        out[i++] = (int64_t)v;
+        for (size_t k = 0; k < SCALAR_STEPS && i < max; k++) {
+            uint64_t v = 0;
+            q = int64_next(q, s->end, s->packed, &v);
+            out[i++] = (int64_t)v;
+        }
     }
 }
 
 /* Returns the index of the first value out of int32 range, or SIZE_MAX. */
-static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad)
+static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t *bad, int simd)
 {
     if (all_single_byte(s)) {
-        widen_int32(s->data, out, max);
+        tfn__widen_bytes32_at(simd, s->data, out, max);
         return SIZE_MAX;
     }
     const uint8_t *q = s->data;
+    if (!s->packed)
+        simd = TFN__SIMD_NONE;
     for (size_t i = 0; i < max;) {
+        /* values below 2^21: no range check needed */
+        if (simd) {
+            i += tfn__decode_varints32_at(simd, &q, s->end, out + i, max - i);
+            if (i >= max)
+                break;
+        }
 #ifdef TFN_BULK_VARINTS
         if (s->packed) {
             i += decode_bulk_int32(&q, s->end, out + i, max - i);
@@ -173,20 +174,65 @@ static size_t decode_int32(const tfn__slot *s, int32_t *out, size_t max, int64_t
                 break;
         }
 #endif
-        uint64_t v = 0;
-        const uint8_t *next = int64_next(q, s->end, s->packed, &v);
-        /* varints of up to 4 bytes hold values below 2^28: no range check needed */
-        if (TFN_UNLIKELY(next - q > 4 + !s->packed)) {
-            int64_t x = (int64_t)v;
-            if (x < INT32_MIN || x > INT32_MAX) {
-                *bad = x;
-                return i;
+        for (size_t k = 0; k < SCALAR_STEPS && i < max; k++) {
+            uint64_t v = 0;
+            const uint8_t *next = int64_next(q, s->end, s->packed, &v);
+            /* varints of up to 4 bytes hold values below 2^28: no range check needed */
+            if (TFN_UNLIKELY(next - q > 4 + !s->packed)) {
+                int64_t x = (int64_t)v;
+                if (x < INT32_MIN || x > INT32_MAX) {
+                    *bad = x;
+                    return i;
+                }
             }
+            out[i++] = (int32_t)(int64_t)v;
+            q = next;
         }
-        out[i++] = (int32_t)(int64_t)v;
-        q = next;
     }
     return SIZE_MAX;
+}
+
+/* The checked twin of decode_int64 / decode_int32 for runs the scan has not counted:
+ * the SIMD and bulk decoders stay inside the run and take only whole varints of up to
+ * 3 / 4 bytes, the rest goes through tfn__get_varint, which fails on a cut or overlong
+ * varint. */
+bool tfn__decode_exact(int out_dtype, const uint8_t *p, const uint8_t *end, void *dst,
+                       size_t want, int simd)
+{
+    if (!want)
+        return p == end;
+    const uint8_t *q = p;
+    size_t i = 0;
+    bool wide = out_dtype == TFN_INT64;
+    while (i < want) {
+        if (simd) {
+            i += wide ? tfn__decode_varints64_at(simd, &q, end, (int64_t *)dst + i, want - i)
+                      : tfn__decode_varints32_at(simd, &q, end, (int32_t *)dst + i, want - i);
+            if (i >= want)
+                break;
+        }
+#ifdef TFN_BULK_VARINTS
+        i += wide ? decode_bulk_int64(&q, end, (int64_t *)dst + i, want - i)
+                  : decode_bulk_int32(&q, end, (int32_t *)dst + i, want - i);
+        if (i >= want)
+            break;
+#endif
+        for (size_t k = 0; k < SCALAR_STEPS && i < want; k++) {
+            uint64_t v;
+            const uint8_t *next = tfn__get_varint(q, end, &v);
+            if (!next)
+                return false;
+            if (wide) {
+                ((int64_t *)dst)[i++] = (int64_t)v;
+            } else {
+                if ((int64_t)v < INT32_MIN || (int64_t)v > INT32_MAX)
+                    return false; /* the fill reports it, after the scan's errors */
+                ((int32_t *)dst)[i++] = (int32_t)(int64_t)v;
+            }
+            q = next;
+        }
+    }
+    return q == end;
 }
 
 static void decode_float(const tfn__slot *s, float *out, size_t max)
@@ -222,7 +268,7 @@ void tfn__decode_slot(int dtype, const tfn__slot *slot, void *dst, size_t count)
     if (!count)
         return;
     if (dtype == TFN_INT64)
-        decode_int64(slot, dst, count);
+        decode_int64(slot, dst, count, tfn__simd_level());
     else if (dtype == TFN_FLOAT32)
         decode_float(slot, dst, count);
     else
@@ -279,11 +325,11 @@ static int decode_values(const tfn_parser *p, size_t j, size_t i, const tfn__slo
     const tfn__dense *d = &p->spec->dense[j];
     switch (d->out_dtype) {
     case TFN_INT64:
-        decode_int64(s, dst, values);
+        decode_int64(s, dst, values, p->simd);
         return TFN_OK;
     case TFN_INT32: {
         int64_t bad = 0;
-        size_t at = decode_int32(s, dst, values, &bad);
+        size_t at = decode_int32(s, dst, values, &bad, p->simd);
         if (at == SIZE_MAX)
             return TFN_OK;
         return tfn__fail_at(err, TFN_E_OUT_OF_RANGE, 0, i,
@@ -321,7 +367,7 @@ static int fill_var_len(tfn_parser *p, size_t j, const tfn_output *o, tfn_error 
             tfn__slot rest = *s;
             int64_t *out = (int64_t *)(void *)(dst + at * es);
             rest.count -= tfn__varints_wide(&rest.data, rest.end, out, s->count);
-            decode_int64(&rest, out + (s->count - rest.count), rest.count);
+            decode_int64(&rest, out + (s->count - rest.count), rest.count, p->simd);
         } else if (s->count) {
             int rc = decode_values(p, j, i, s, dst + at * es, s->count, err);
             if (rc)
@@ -355,9 +401,11 @@ static int fill_feature(tfn_parser *p, size_t j, const tfn_output *o, tfn_error 
         uint8_t *dst = base + i * per_example * es;
         if (d->type == TFN_FIXED_LEN) {
             if (s->present) {
-                int rc = decode_values(p, j, i, s, dst, d->stride, err);
-                if (rc)
-                    return rc;
+                if (!s->done) {
+                    int rc = decode_values(p, j, i, s, dst, d->stride, err);
+                    if (rc)
+                        return rc;
+                }
             } else {
                 copy_default(d, dst);
             }
@@ -407,7 +455,26 @@ int tfn_parser_fill(tfn_parser *p, const tfn_output *outputs, tfn_error *err)
 int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n, const tfn_bytes *names,
                      unsigned flags, const tfn_output *outputs, tfn_error *err)
 {
+    /* FixedLen numeric features whose outputs hold the batch are decoded by the scan
+     * as it reads them (one pass over the records, no separate count); the fill then
+     * does the rest (defaults, lengths, masks, other features, and any value the scan
+     * left, such as one out of int32 range, whose error comes after the scan's) */
+    if (p && outputs) {
+        const tfn_spec *spec = p->spec;
+        bool any = false;
+        for (size_t j = 0; j < spec->n; j++) {
+            const tfn__dense *d = &spec->dense[j];
+            size_t need;
+            p->fuse_ok[j] = d->type == TFN_FIXED_LEN && outputs[j].values && d->stride &&
+                            (d->dtype == TFN_INT64 || d->dtype == TFN_FLOAT32) &&
+                            tfn__mul_size(n, d->stride, &need) && need <= outputs[j].capacity;
+            any |= p->fuse_ok[j] != 0;
+        }
+        p->fuse = any ? outputs : NULL;
+    }
     int rc = tfn_parser_scan(p, records, n, names, flags, err);
+    if (p)
+        p->fuse = NULL;
     if (rc)
         return rc;
     return tfn_parser_fill(p, outputs, err);

@@ -39,6 +39,7 @@ typedef struct tfn__slot {
     size_t count;        /* number of values (TF's count, see parse_scan.c) */
     uint8_t present;     /* the example had this feature with a kind */
     uint8_t packed;      /* numeric values are one packed run */
+    uint8_t done;        /* tfn_parser_parse decoded the values during the scan */
 } tfn__slot;
 
 /* A map entry of the example being scanned: key and serialized Feature. */
@@ -48,6 +49,9 @@ typedef struct tfn__entry {
     const uint8_t *value;
     size_t value_len;
 } tfn__entry;
+
+/* Map entries whose feature the parser remembers from the previous example. */
+#define TFN__KEY_HINTS 32
 
 struct tfn_parser {
     tfn__alloc alloc;
@@ -60,6 +64,13 @@ struct tfn_parser {
     size_t *seen; /* per feature: last example index + 1 that set it */
     size_t n;     /* examples in the last successful scan */
     bool scanned;
+    int simd; /* the SIMD level of the varint code (varint_internal.h) */
+    /* tfn_parser_parse: the outputs, and per feature whether the scan decodes its
+     * values straight into them (FixedLen numeric features with room for the batch) */
+    const tfn_output *fuse;
+    uint8_t *fuse_ok;
+    /* feature index + 1 of map entry k in the last example scanned (0: none) */
+    uint32_t key_hint[TFN__KEY_HINTS];
 };
 
 /* Feature index of `key`, or SIZE_MAX. */
@@ -70,6 +81,12 @@ size_t tfn__spec_find(const tfn_spec *spec, const uint8_t *key, size_t key_len);
  * Feature, which holds no values, or -1 for an unknown kind tag) and `slot` where
  * the values are. False when the list is malformed. (parse_scan.c) */
 bool tfn__read_feature(const uint8_t *value, size_t len, int *dtype, tfn__slot *slot);
+
+/* Decodes a packed run [p, end) into `want` values of out_dtype (TFN_INT64 or TFN_INT32)
+ * at dst, when the run holds exactly `want` varints, none over 10 bytes, and for int32
+ * every value fits; false otherwise (dst then holds anything). (parse_fill.c) */
+bool tfn__decode_exact(int out_dtype, const uint8_t *p, const uint8_t *end, void *dst,
+                       size_t want, int simd);
 
 /* Decodes the `count` values of a slot read above into int64_t / float / tfn_bytes
  * (by dtype). (parse_fill.c) */

@@ -10,6 +10,7 @@
  */
 #include "example_internal.h"
 #include "parse_internal.h"
+#include "varint_internal.h"
 
 #include <stdio.h>
 
@@ -34,9 +35,23 @@ static bool cis_varint64(cis *s, uint64_t *v)
     return true;
 }
 
-/* Varints of up to 10 bytes, keeping the low 32 bits (protobuf's ReadVarint32). */
-static bool cis_varint32(cis *s, uint32_t *v)
+/* Varints of up to 10 bytes, keeping the low 32 bits (protobuf's ReadVarint32). The
+ * lengths of an Example's messages take one or two bytes. */
+static inline bool cis_varint32(cis *s, uint32_t *v)
 {
+    const uint8_t *p = s->p;
+    if (s->limit - p >= 2) {
+        if (p[0] < 0x80) {
+            *v = p[0];
+            s->p = p + 1;
+            return true;
+        }
+        if (p[1] < 0x80) {
+            *v = (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
+            s->p = p + 2;
+            return true;
+        }
+    }
     uint64_t w;
     if (!cis_varint64(s, &w))
         return false;
@@ -199,7 +214,8 @@ static bool parse_example(tfn_parser *p, const uint8_t *data, size_t len, size_t
  * are and how many TF counts. `cap` is the FixedLen capacity (TF writes FixedLen
  * values into a slice of exactly `stride` elements, which changes what it accepts
  * for floats and strings), or SIZE_MAX for FixedLenSequence. */
-static bool read_int64_list(cis *s, tfn__slot *slot)
+static bool read_int64_list(cis *s, tfn__slot *slot, int simd, void *dst, int out_dtype,
+                            size_t want)
 {
     uint32_t len;
     if (!cis_varint32(s, &len))
@@ -218,11 +234,18 @@ static bool read_int64_list(cis *s, tfn__slot *slot)
         if (!cis_varint32(s, &plen))
             return false;
         cis_push_limit(s, plen);
-        size_t count;
-        if (!tfn__count_varints(s->p, s->limit, &count))
-            return false;
         slot->data = s->p;
         slot->end = s->limit;
+        /* tfn_parser_parse: a run of exactly the values wanted is decoded now, which
+         * also validates it; any other run is counted (and errors found) as below */
+        if (dst && tfn__decode_exact(out_dtype, s->p, s->limit, dst, want, simd)) {
+            slot->count = want;
+            slot->done = 1;
+            return true;
+        }
+        size_t count;
+        if (!tfn__count_varints_at(simd, s->p, s->limit, &count))
+            return false;
         slot->count = count;
         return true;
     }
@@ -320,7 +343,7 @@ bool tfn__read_feature(const uint8_t *value, size_t len, int *dtype, tfn__slot *
                                          : -1;
     cis s = {value + 1, value + len};
     switch (*dtype) {
-    case TFN_INT64: return read_int64_list(&s, slot);
+    case TFN_INT64: return read_int64_list(&s, slot, tfn__simd_level(), NULL, 0, 0);
     case TFN_FLOAT32: return read_float_list(&s, slot, SIZE_MAX);
     case TFN_BYTES: return read_bytes_list(&s, slot, SIZE_MAX);
     default: return true;
@@ -476,9 +499,21 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
     bool fixed = d->type == TFN_FIXED_LEN;
     size_t cap = fixed ? d->stride : SIZE_MAX;
     cis s = {e->value + 1, e->value + e->value_len};
-    bool ok = dtype == TFN_INT64     ? read_int64_list(&s, slot)
+    /* tfn_parser_parse: where this example's values go, when they are decoded now */
+    uint8_t *dst = NULL;
+    if (p->fuse && p->fuse_ok[j])
+        dst = (uint8_t *)p->fuse[j].values +
+              i * d->stride * (d->out_dtype == TFN_INT64 ? 8 : 4); /* int32 or float */
+    bool ok = dtype == TFN_INT64
+                  ? read_int64_list(&s, slot, p->simd, dst, d->out_dtype, d->stride)
               : dtype == TFN_FLOAT32 ? read_float_list(&s, slot, cap)
                                      : read_bytes_list(&s, slot, cap);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (ok && dst && dtype == TFN_FLOAT32 && slot->packed && slot->count == d->stride) {
+        memcpy(dst, slot->data, d->stride * 4); /* what decode_float does */
+        slot->done = 1;
+    }
+#endif
     if (!ok) {
         /* TF's single path counts a sequence's strings before parsing them */
         if (c->single && !fixed && dtype == TFN_BYTES)
@@ -531,6 +566,42 @@ static int scan_feature(scan_ctx *c, size_t i, const tfn__entry *e, size_t j, si
     return TFN_OK;
 }
 
+/* The feature of map entry k of an example. Records of a batch usually list the same
+ * keys in the same order, so entry k is first compared with the key entry k had in
+ * the previous example (no hashing); the hash index decides otherwise. */
+static size_t find_key(tfn_parser *p, size_t k, const tfn__entry *e)
+{
+    const tfn_spec *spec = p->spec;
+    const uint8_t *key = e->key ? e->key : (const uint8_t *)"";
+    if (k < TFN__KEY_HINTS && p->key_hint[k]) {
+        const tfn__dense *d = &spec->dense[p->key_hint[k] - 1];
+        if (d->key_len == e->key_len && (e->key_len == 0 || memcmp(d->key, key, e->key_len) == 0))
+            return p->key_hint[k] - 1;
+    }
+    size_t j = tfn__spec_find(spec, key, e->key_len);
+    if (k < TFN__KEY_HINTS)
+        p->key_hint[k] = j == SIZE_MAX ? 0 : (uint32_t)(j + 1);
+    return j;
+}
+
+/* Asks for the cache lines of a record the scan reaches next: records of a batch may
+ * lie anywhere in memory (one Python bytes object each), and the scan's walk through
+ * a record's structure waits on every miss. */
+static void prefetch_record(const tfn_bytes *r)
+{
+#if defined(__GNUC__)
+    if (!r->data)
+        return;
+    /* addresses as integers: no pointer arithmetic past the record; the first 4 KiB
+     * (a big record's bulk is bytes values, which the scan does not read) */
+    uintptr_t at = (uintptr_t)r->data, end = at + (r->len < 4096 ? r->len : 4096);
+    for (; at < end; at += 64)
+        __builtin_prefetch((const void *)at);
+#else
+    (void)r;
+#endif
+}
+
 int tfn_parser_scan(tfn_parser *p, const tfn_bytes *records, size_t n, const tfn_bytes *names,
                     unsigned flags, tfn_error *err)
 {
@@ -569,6 +640,8 @@ int tfn_parser_scan(tfn_parser *p, const tfn_bytes *records, size_t n, const tfn
                 running[j] = 0;
         }
         const tfn_bytes *r = &records[i];
+        if (i + 1 < n)
+            prefetch_record(&records[i + 1]);
         if (!r->data && r->len)
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
                                 "record %zu is NULL with length %zu", i, r->len);
@@ -582,7 +655,7 @@ int tfn_parser_scan(tfn_parser *p, const tfn_bytes *records, size_t n, const tfn
         /* the last entry of a key wins: visit entries from the end */
         for (size_t k = count; k-- > 0;) {
             const tfn__entry *e = &p->entries[k];
-            size_t j = tfn__spec_find(spec, e->key ? e->key : (const uint8_t *)"", e->key_len);
+            size_t j = find_key(p, k, e);
             if (j == SIZE_MAX)
                 continue;
             rc = scan_feature(&c, i, e, j, running);
@@ -687,9 +760,11 @@ tfn_parser *tfn_parser_new(const tfn_spec *spec, const tfn_alloc *alc)
     memset(p, 0, sizeof *p);
     p->alloc = a;
     p->spec = spec;
+    p->simd = tfn__simd_level();
     p->max_rows = tfn__malloc(&a, spec->n * sizeof *p->max_rows);
     p->seen = tfn__malloc(&a, 2 * spec->n * sizeof *p->seen); /* + running totals */
-    if (!p->max_rows || !p->seen) {
+    p->fuse_ok = tfn__malloc(&a, spec->n ? spec->n : 1);
+    if (!p->max_rows || !p->seen || !p->fuse_ok) {
         tfn_parser_free(p);
         return NULL;
     }
@@ -705,5 +780,6 @@ void tfn_parser_free(tfn_parser *p)
     tfn__free(&a, p->max_rows);
     tfn__free(&a, p->entries);
     tfn__free(&a, p->seen);
+    tfn__free(&a, p->fuse_ok);
     tfn__free(&a, p);
 }

@@ -165,7 +165,7 @@ static uint8_t *write_lists(uint8_t *p, const tfn_list_column *const *sorted, si
             uint64_t payload = tfn__column_payload(c, s);
             p = tfn__put_len_prefix(p, TAG_LIST_FEATURE, tfn__feature_size(kind, payload));
             p = tfn__put_feature_head(p, kind, payload);
-            p = tfn__column_write(p, c, s);
+            p = tfn__column_write(p, c, s, TFN__SIMD_NONE);
         }
     }
     return p;

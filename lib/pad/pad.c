@@ -235,21 +235,25 @@ static copy_fn pick_copy(int from, int to)
     }
 }
 
-static int value_out_of_range(const tfn_ragged *in, size_t row, size_t pos, size_t src_index,
-                              int out_dtype, const char *fn, tfn_error *err)
+/* The message for a value that does not fit: `v` points at it, of `dtype` (int64 or
+ * float32: the only input types that can fail). */
+static int value_out_of_range(int dtype, const void *v, size_t row, size_t pos, int out_dtype,
+                              const char *fn, tfn_error *err)
 {
-    if (in->dtype == TFN_INT64) {
-        int64_t v = ((const int64_t *)in->values)[src_index];
+    if (dtype == TFN_INT64) {
+        int64_t x;
+        memcpy(&x, v, sizeof x);
         return tfn__fail_at(err, TFN_E_OUT_OF_RANGE, 0, row,
                             "%s: row %zu, position %zu: value %" PRId64
                             " does not fit %s output (keras would wrap it; tfnano refuses)",
-                            fn, row, pos, v, dtype_name(out_dtype));
+                            fn, row, pos, x, dtype_name(out_dtype));
     }
-    float v = ((const float *)in->values)[src_index];
+    float x;
+    memcpy(&x, v, sizeof x);
     return tfn__fail_at(err, TFN_E_OUT_OF_RANGE, 0, row,
                         "%s: row %zu, position %zu: value %.9g does not fit %s output "
                         "(NaN, infinite or out of range; keras would cast it unsafely)",
-                        fn, row, pos, (double)v, dtype_name(out_dtype));
+                        fn, row, pos, (double)x, dtype_name(out_dtype));
 }
 
 /* The fill value as the output type's bits; refused where a value would be. */
@@ -305,70 +309,113 @@ static inline void fill(char *dst, size_t k, size_t es, uint64_t bits, bool zero
 
 /* ---------------------------------------------------------------- the kernel */
 
-int tfn__pad_run(const tfn__pad_job *job, const char *fn, tfn_error *err)
+/* What every row of one call shares: checked once, then pad_row() per row. */
+typedef struct pad_ctx {
+    size_t width, limit, oes;
+    uint64_t bits;
+    bool zero, pre_pad, pre_trunc;
+    int out_dtype;
+    char *out;
+    uint8_t *mask;
+    int64_t *lengths;
+} pad_ctx;
+
+/* Checks the output side of a job (dtype, sides, sizes, alignment, fill value) and
+ * fills `c`. */
+static int pad_setup(pad_ctx *c, size_t nrows, size_t width, size_t keep_limit, int padding,
+                     int truncating, double value, void *out, int out_dtype, uint8_t *mask,
+                     int64_t *lengths, const char *fn, tfn_error *err)
 {
-    const tfn_ragged *in = job->in;
-    size_t oes = dtype_size(job->out_dtype), ies = dtype_size(in->dtype);
+    size_t oes = dtype_size(out_dtype);
     if (oes == 0)
         return tfn__fail(err, TFN_E_INVALID_ARG,
                          "%s: out dtype %d is not supported; expected TFN_INT32, TFN_INT64 "
                          "or TFN_FLOAT32",
-                         fn, job->out_dtype);
-    int rc = tfn__pad_check_side(job->padding, "padding", fn, err);
+                         fn, out_dtype);
+    int rc = tfn__pad_check_side(padding, "padding", fn, err);
     if (rc == TFN_OK)
-        rc = tfn__pad_check_side(job->truncating, "truncating", fn, err);
+        rc = tfn__pad_check_side(truncating, "truncating", fn, err);
     if (rc)
         return rc;
     size_t total, bytes;
-    if (!tfn__mul_size(job->nrows, job->width, &total) || !tfn__mul_size(total, oes, &bytes))
+    if (!tfn__mul_size(nrows, width, &total) || !tfn__mul_size(total, oes, &bytes))
         return tfn__fail(err, TFN_E_INVALID_ARG,
-                         "%s: nrows %zu * width %zu of %s overflows size_t", fn, job->nrows,
-                         job->width, dtype_name(job->out_dtype));
-    if (total && !job->out)
+                         "%s: nrows %zu * width %zu of %s overflows size_t", fn, nrows, width,
+                         dtype_name(out_dtype));
+    if (total && !out)
         return tfn__fail(err, TFN_E_INVALID_ARG,
                          "%s: out is NULL but nrows * width is %zu; expected a buffer of "
                          "that many elements",
                          fn, total);
-    if (misaligned(job->out, oes))
+    if (misaligned(out, oes))
         return tfn__fail(err, TFN_E_INVALID_ARG, "%s: out is not aligned for %s", fn,
-                         dtype_name(job->out_dtype));
-    if (misaligned(job->lengths, sizeof(int64_t)))
+                         dtype_name(out_dtype));
+    if (misaligned(lengths, sizeof(int64_t)))
         return tfn__fail(err, TFN_E_INVALID_ARG, "%s: lengths is not aligned for int64", fn);
-    uint64_t bits = 0;
-    rc = fill_bits(job->value, job->out_dtype, &bits, fn, err);
+    rc = fill_bits(value, out_dtype, &c->bits, fn, err);
     if (rc)
         return rc;
-    bool zero = bits == 0;
+    c->width = width;
+    c->limit = keep_limit < width ? keep_limit : width;
+    c->oes = oes;
+    c->zero = c->bits == 0;
+    c->pre_pad = padding == TFN_PAD_PRE;
+    c->pre_trunc = truncating == TFN_PAD_PRE;
+    c->out_dtype = out_dtype;
+    c->out = out;
+    c->mask = mask;
+    c->lengths = lengths;
+    return TFN_OK;
+}
+
+/* Output row i from the `len` values of `dtype` at base[start...] (row r in messages;
+ * base is only offset when a value is read: it may be NULL for an empty row). */
+static inline int pad_row(const pad_ctx *c, size_t i, size_t r, const char *base, size_t start,
+                          size_t len, int dtype, copy_fn copy, const char *fn, tfn_error *err)
+{
+    size_t oes = c->oes, ies = dtype_size(dtype), width = c->width;
+    size_t keep = len < c->limit ? len : c->limit, pad = width - keep;
+    size_t from = c->pre_trunc ? len - keep : 0;
+    char *row = c->out + i * width * oes;
+    /* Written in address order (fill then values, or values then fill): the stores
+     * stream, which matters for outputs larger than the caches. */
+    if (pad && c->pre_pad)
+        fill(row, pad, oes, c->bits, c->zero);
+    if (keep) {
+        const char *src = base + (start + from) * ies;
+        size_t done = copy(row + (c->pre_pad ? pad : 0) * oes, src, keep);
+        if (TFN_UNLIKELY(done != keep))
+            return value_out_of_range(dtype, src + done * ies, r, from + done, c->out_dtype,
+                                      fn, err);
+    }
+    if (pad && !c->pre_pad)
+        fill(row + keep * oes, pad, oes, c->bits, c->zero);
+    if (c->mask) {
+        uint8_t *m = c->mask + i * width;
+        memset(m, c->pre_pad ? 0 : 1, c->pre_pad ? pad : keep);
+        memset(m + (c->pre_pad ? pad : keep), c->pre_pad ? 1 : 0, c->pre_pad ? keep : pad);
+    }
+    if (c->lengths)
+        c->lengths[i] = (int64_t)keep;
+    return TFN_OK;
+}
+
+int tfn__pad_run(const tfn__pad_job *job, const char *fn, tfn_error *err)
+{
+    const tfn_ragged *in = job->in;
+    pad_ctx c;
+    int rc = pad_setup(&c, job->nrows, job->width, job->keep_limit, job->padding,
+                       job->truncating, job->value, job->out, job->out_dtype, job->mask,
+                       job->lengths, fn, err);
+    if (rc)
+        return rc;
     copy_fn copy = pick_copy(in->dtype, job->out_dtype);
-    bool pre_pad = job->padding == TFN_PAD_PRE, pre_trunc = job->truncating == TFN_PAD_PRE;
-    size_t width = job->width, limit = job->keep_limit < width ? job->keep_limit : width;
-    const char *src = in->values;
-    char *out = job->out;
     for (size_t i = 0; i < job->nrows; i++) {
         size_t r = job->rows ? (size_t)job->rows[i] : i;
         size_t a = (size_t)in->offsets[r], len = (size_t)in->offsets[r + 1] - a;
-        size_t keep = len < limit ? len : limit, pad = width - keep;
-        size_t from = a + (pre_trunc ? len - keep : 0);
-        char *row = out + i * width * oes;
-        /* Written in address order (fill then values, or values then fill): the
-         * stores stream, which matters for outputs larger than the caches. */
-        if (pad && pre_pad)
-            fill(row, pad, oes, bits, zero);
-        if (keep) {
-            size_t done = copy(row + (pre_pad ? pad : 0) * oes, src + from * ies, keep);
-            if (TFN_UNLIKELY(done != keep))
-                return value_out_of_range(in, r, from - a + done, from + done, job->out_dtype,
-                                          fn, err);
-        }
-        if (pad && !pre_pad)
-            fill(row + keep * oes, pad, oes, bits, zero);
-        if (job->mask) {
-            uint8_t *m = job->mask + i * width;
-            memset(m, pre_pad ? 0 : 1, pre_pad ? pad : keep);
-            memset(m + (pre_pad ? pad : keep), pre_pad ? 1 : 0, pre_pad ? keep : pad);
-        }
-        if (job->lengths)
-            job->lengths[i] = (int64_t)keep;
+        rc = pad_row(&c, i, r, in->values, a, len, in->dtype, copy, fn, err);
+        if (TFN_UNLIKELY(rc))
+            return rc;
     }
     return TFN_OK;
 }
@@ -484,4 +531,79 @@ int tfn_pad(const tfn_ragged *in, const tfn_pad_options *opt, void *out, int out
         .lengths = lengths,
     };
     return tfn__pad_run(&job, "tfn_pad", err);
+}
+
+/* A row of tfn_pad_rows(): checked as tfn__pad_check_input checks a ragged input. */
+static int check_row_view(const tfn_pad_row *row, size_t r, const char *fn, tfn_error *err)
+{
+    size_t es = dtype_size(row->dtype);
+    if (es == 0)
+        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, r,
+                            "%s: row %zu: dtype %d is not supported; expected TFN_INT32, "
+                            "TFN_INT64 or TFN_FLOAT32",
+                            fn, r, row->dtype);
+    if (!row->values && row->count)
+        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, r,
+                            "%s: row %zu: values is NULL but count is %zu; expected a buffer "
+                            "of count elements",
+                            fn, r, row->count);
+    if (row->count > SIZE_MAX / es)
+        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, r,
+                            "%s: row %zu: count %zu of %s values overflows size_t", fn, r,
+                            row->count, dtype_name(row->dtype));
+    if (misaligned(row->values, es))
+        return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, r,
+                            "%s: row %zu: values is not aligned for %s", fn, r,
+                            dtype_name(row->dtype));
+    return TFN_OK;
+}
+
+int tfn_pad_rows(const tfn_pad_row *rows, size_t nrows, const tfn_pad_options *opt, void *out,
+                 int out_dtype, size_t width, uint8_t *mask, int64_t *lengths, tfn_error *err)
+{
+    const char *fn = "tfn_pad_rows";
+    tfn_pad_options defaults;
+    if (!opt) {
+        tfn_pad_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (!rows && nrows)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "%s: rows is NULL but nrows is %zu; expected nrows row views", fn,
+                         nrows);
+    int rc = check_options(opt, fn, err);
+    if (rc)
+        return rc;
+    size_t longest = 0;
+    for (size_t r = 0; r < nrows; r++) {
+        rc = check_row_view(&rows[r], r, fn, err);
+        if (rc)
+            return rc;
+        longest = rows[r].count > longest ? rows[r].count : longest;
+    }
+    size_t base = opt->maxlen == TFN_PAD_MAXLEN_UNSET ? longest : (size_t)opt->maxlen, need;
+    if (!tfn__round_up(base, opt->pad_to_multiple_of, &need))
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "%s: width %zu rounded up to a multiple of %" PRId64
+                         " overflows size_t",
+                         fn, base, opt->pad_to_multiple_of);
+    if (width != need)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "%s: width %zu does not match the %zu these rows and options give",
+                         fn, width, need);
+    pad_ctx c;
+    rc = pad_setup(&c, nrows, width,
+                   opt->maxlen == TFN_PAD_MAXLEN_UNSET ? SIZE_MAX : (size_t)opt->maxlen,
+                   opt->padding, opt->truncating, opt->value, out, out_dtype, mask, lengths,
+                   fn, err);
+    if (rc)
+        return rc;
+    for (size_t r = 0; r < nrows; r++) {
+        int dtype = rows[r].dtype;
+        rc = pad_row(&c, r, r, rows[r].values, 0, rows[r].count, dtype,
+                     pick_copy(dtype, out_dtype), fn, err);
+        if (TFN_UNLIKELY(rc))
+            return rc;
+    }
+    return TFN_OK;
 }

@@ -5,8 +5,9 @@
  * batches exist at once), take the reading lock, number the batch and read its
  * records in interleave order, release the lock, parse outside it, and put the batch
  * in its slot. The consumer takes slot `next_out` (deterministic) or the oldest
- * finished batch (not deterministic). Reading is the only serial part; it is a copy
- * plus a CRC, a small share of the parse.
+ * finished batch (not deterministic). Reading is the only serial part: each record is
+ * copied once from its reader's buffer into the batch, its CRC computed during that
+ * copy, a small share of the parse.
  */
 #define _GNU_SOURCE
 #include "pipeline_internal.h"
@@ -76,16 +77,13 @@ static int read_batch_locked(struct tfn_pipeline *p, tfn_pipeline_batch *b)
 {
     tfn_error later; /* errors after the first one of a batch, not reported */
     for (size_t taken = 0; taken < p->batch_size;) {
-        const uint8_t *data;
-        size_t len;
         tfn__origin origin;
         tfn_error *err = b->status < 0 ? &later : &b->err;
-        int rc = tfn__source_next(p, &data, &len, &origin, err);
+        /* records after an error only take their places */
+        int rc = tfn__source_next(p, b->status == TFN_OK ? b : NULL, &origin, err);
         if (rc == TFN_END)
             return TFN_END;
         taken++;
-        if (rc == TFN_OK && b->status == TFN_OK)
-            rc = tfn__batch_append(b, data, len, &origin, err);
         if (rc < 0) {
             if (b->status == TFN_OK)
                 b->status = rc;

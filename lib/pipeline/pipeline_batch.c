@@ -130,24 +130,30 @@ void tfn__pool_close(tfn__batch_pool *pool)
 
 /* ---------------------------------------------------------------- records */
 
-int tfn__batch_append(tfn_pipeline_batch *b, const uint8_t *data, size_t len,
-                      const tfn__origin *origin, tfn_error *err)
+uint8_t *tfn__batch_room(tfn_pipeline_batch *b, size_t len)
 {
     const tfn__alloc *a = &b->pool->alloc;
     size_t need;
     if (!tfn__add_size(b->data_len, len, &need) ||
-        !tfn__grow(a, (void **)&b->data, &b->data_cap, need, 1) ||
+        !tfn__grow(a, (void **)&b->data, &b->data_cap, need ? need : 1, 1) ||
         !tfn__grow(a, (void **)&b->offsets, &b->offsets_cap, b->n + 2, sizeof *b->offsets) ||
         !tfn__grow(a, (void **)&b->origin, &b->origin_cap, b->n + 1, sizeof *b->origin))
+        return NULL;
+    return b->data + b->data_len;
+}
+
+int tfn__batch_commit(tfn_pipeline_batch *b, size_t len, const tfn__origin *origin,
+                      tfn_error *err)
+{
+    /* tfn__batch_room made the room: data_len + len fits, as do the offsets */
+    if (len > b->data_cap - b->data_len || b->n + 2 > b->offsets_cap || b->n + 1 > b->origin_cap)
         return tfn__fail(err, TFN_E_NOMEM, "out of memory for a batch of %zu records",
                          b->n + 1);
-    if (len)
-        memcpy(b->data + b->data_len, data, len);
     b->offsets[0] = 0;
-    b->data_len = need;
+    b->data_len += len;
     b->origin[b->n] = *origin;
     b->n++;
-    b->offsets[b->n] = need;
+    b->offsets[b->n] = b->data_len;
     return TFN_OK;
 }
 

@@ -63,9 +63,12 @@ void tfn__pool_put(tfn_pipeline_batch *b);
 /* The pipeline lets go of the pool: it goes away with its last batch. */
 void tfn__pool_close(tfn__batch_pool *pool);
 
-/* Appends one record (copied) to a batch. */
-int tfn__batch_append(tfn_pipeline_batch *b, const uint8_t *data, size_t len,
-                      const tfn__origin *origin, tfn_error *err);
+/* Room for a record of len bytes at the end of b's data, not yet one of its records
+ * (NULL when memory runs out); tfn__batch_commit() makes the bytes written there its
+ * next record. */
+uint8_t *tfn__batch_room(tfn_pipeline_batch *b, size_t len);
+int tfn__batch_commit(tfn_pipeline_batch *b, size_t len, const tfn__origin *origin,
+                      tfn_error *err);
 
 /* What a worker keeps between batches. */
 typedef struct tfn__worker {
@@ -141,11 +144,13 @@ struct tfn_pipeline {
     tfn__batch_pool *pool;
 };
 
-/* Reads the next record in interleave order (caller holds read_mu). *data and *len are a
- * view valid until the next call. TFN_END when every input is done. Errors are the
- * reader's (the failing input is closed) or an open error. */
-int tfn__source_next(struct tfn_pipeline *p, const uint8_t **data, size_t *len,
-                     tfn__origin *origin, tfn_error *err);
+/* Reads the next record in interleave order (caller holds read_mu) and, when `into`
+ * is not NULL, appends it to that batch: copied once from the reader's buffer, its
+ * CRC computed during the copy (tfn_record_reader_peek / take). With `into` NULL the
+ * record is only consumed. TFN_END when every input is done. Errors are the reader's
+ * (the failing input is closed), an open error, or TFN_E_NOMEM for the batch. */
+int tfn__source_next(struct tfn_pipeline *p, tfn_pipeline_batch *into, tfn__origin *origin,
+                     tfn_error *err);
 
 /* Closes every open input (caller holds read_mu or is the last user). */
 void tfn__source_close_all(struct tfn_pipeline *p);

@@ -68,20 +68,51 @@ static int open_input(struct tfn_pipeline *p, size_t i, tfn_record_reader **out,
                                       out, err);
 }
 
-int tfn__source_next(struct tfn_pipeline *p, const uint8_t **data, size_t *len,
-                     tfn__origin *origin, tfn_error *err)
+/* The reader's next record into the batch (peek, room, take: one copy, the CRC
+ * during it), or only consumed when `into` is NULL. */
+static int read_record(tfn_record_reader *r, tfn_pipeline_batch *into, size_t *len,
+                       bool *batch_full, tfn_error *err)
+{
+    *batch_full = false;
+    if (!into) {
+        const uint8_t *data;
+        return tfn_record_reader_next(r, &data, len, err);
+    }
+    int rc = tfn_record_reader_peek(r, len, err);
+    if (rc != TFN_OK)
+        return rc;
+    uint8_t *room = tfn__batch_room(into, *len);
+    if (!room) {
+        *batch_full = true;
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory for a batch of %zu records",
+                         into->n + 1);
+    }
+    return tfn_record_reader_take(r, room, *len, len, err);
+}
+
+int tfn__source_next(struct tfn_pipeline *p, tfn_pipeline_batch *into, tfn__origin *origin,
+                     tfn_error *err)
 {
     for (;;) {
         if (atomic_load_explicit(&p->stop, memory_order_relaxed))
             return TFN_END;
         tfn__cycle_slot *s = &p->cycle[p->cycle_index];
         if (s->reader) {
-            int rc = tfn_record_reader_next(s->reader, data, len, err);
+            size_t len = 0;
+            bool batch_full;
+            int rc = read_record(s->reader, into, &len, &batch_full, err);
+            if (batch_full)
+                return rc; /* the batch's memory, not the input's fault: it stays open */
             if (rc == TFN_OK) {
                 uint64_t end = tfn_record_reader_offset(s->reader);
                 origin->input = s->input;
                 origin->index = tfn_record_reader_index(s->reader) - 1;
-                origin->offset = end >= *len + 16u ? end - *len - 16u : 0;
+                origin->offset = end >= len + 16u ? end - len - 16u : 0;
+                if (into) {
+                    rc = tfn__batch_commit(into, len, origin, err);
+                    if (rc != TFN_OK)
+                        return rc;
+                }
                 p->records_read++;
                 if (++p->block_index == p->block_length)
                     advance_to_next_in_cycle(p);

@@ -34,6 +34,11 @@ struct tfn_record_reader {
     uint64_t skipped_records;
     uint64_t skipped_bytes;
     tfn_record_skip last_skip; /* the latest damaged region skipped */
+    /* tfn_record_reader_peek()'s record: valid while offset == peek_offset and the
+     * window still holds its frame at pos. */
+    bool peeked, peek_checked;
+    uint64_t peek_offset;
+    size_t peek_len, peek_frame;
 };
 
 void tfn_record_reader_options_init(tfn_record_reader_options *opts)
@@ -195,10 +200,16 @@ static bool compressed(const tfn_record_reader *r)
     return r->compression == TFN_COMPRESSION_ZLIB || r->compression == TFN_COMPRESSION_GZIP;
 }
 
+static int payload_damage(const tfn_record_reader *r, tfn_error *err)
+{
+    return tfn__fail_at(err, TFN_E_DATA_LOSS, r->offset + TFN__REC_HEADER, r->index,
+                        "corrupted record at %" PRIu64, r->offset + TFN__REC_HEADER);
+}
+
 /* Looks at the record at pos without consuming it. With may_fill false, only bytes
  * already in the window are used (TFN_END when the record is not all there). */
-static int peek(tfn_record_reader *r, bool may_fill, const uint8_t **data, size_t *len,
-                size_t *frame, int *where, tfn_error *err)
+static int peek(tfn_record_reader *r, bool may_fill, bool check_payload, const uint8_t **data,
+                size_t *len, size_t *frame, int *where, tfn_error *err)
 {
     *where = WHERE_IO;
     if (r->compression == TFN_COMPRESSION_AUTO) {
@@ -244,10 +255,10 @@ static int peek(tfn_record_reader *r, bool may_fill, const uint8_t **data, size_
                             compressed(r) ? "EOF reached" : "Read less bytes than requested");
     }
     const uint8_t *body = r->win + r->pos + TFN__REC_HEADER;
-    if (r->verify_payload && tfn__masked_crc(body, (size_t)n) != tfn__load_le32(body + n)) {
+    if (check_payload && r->verify_payload &&
+        tfn__masked_crc(body, (size_t)n) != tfn__load_le32(body + n)) {
         *where = WHERE_CRC;
-        return tfn__fail_at(err, TFN_E_DATA_LOSS, r->offset + TFN__REC_HEADER, r->index,
-                            "corrupted record at %" PRIu64, r->offset + TFN__REC_HEADER);
+        return payload_damage(r, err);
     }
     *data = body;
     *len = (size_t)n;
@@ -376,7 +387,7 @@ static int read_one(tfn_record_reader *r, bool may_skip, const uint8_t **data, s
                     size_t *frame, tfn_error *err)
 {
     int where;
-    int rc = peek(r, true, data, len, frame, &where, err);
+    int rc = peek(r, true, true, data, len, frame, &where, err);
     if (rc < 0 && may_skip && r->on_damage == TFN_ON_DAMAGE_SKIP) {
         if (where == WHERE_CRC)
             rc = resync(r, rc, data, len, frame, err);
@@ -560,7 +571,7 @@ int tfn_record_reader_next_batch(tfn_record_reader *r, tfn_bytes *views, size_t 
     while (k < max) {
         int where;
         /* A failure here is met again, with its message, by the next call. */
-        if (peek(r, false, &p, &len, &frame, &where, NULL) != TFN_OK)
+        if (peek(r, false, true, &p, &len, &frame, &where, NULL) != TFN_OK)
             break;
         commit(r, frame);
         views[k].data = p;
@@ -608,6 +619,73 @@ int tfn_record_reader_read_into(tfn_record_reader *r, void *dst, size_t cap, uin
     *n = k;
     *written = used;
     return k > 0 || max == 0 ? TFN_OK : TFN_END;
+}
+
+int tfn_record_reader_peek(tfn_record_reader *r, size_t *len, tfn_error *err)
+{
+    if (!r || !len)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_reader_peek: NULL argument");
+    r->peeked = false;
+    const uint8_t *data;
+    size_t n, frame;
+    /* Raise policy: the payload CRC waits for take(), which computes it while copying.
+     * Skip policy: damage must be found here, where it can still be skipped. */
+    bool defer = r->on_damage == TFN_ON_DAMAGE_RAISE && r->verify_payload;
+    int rc;
+    if (defer) {
+        int where;
+        rc = peek(r, true, false, &data, &n, &frame, &where, err);
+        if (rc < 0)
+            tfn__rec_context(err, r->name, r->index);
+    } else {
+        rc = read_one(r, true, &data, &n, &frame, err);
+    }
+    if (rc != TFN_OK)
+        return rc;
+    r->peeked = true;
+    r->peek_checked = !defer;
+    r->peek_offset = r->offset;
+    r->peek_len = n;
+    r->peek_frame = frame;
+    *len = n;
+    return TFN_OK;
+}
+
+int tfn_record_reader_take(tfn_record_reader *r, void *dst, size_t cap, size_t *len,
+                           tfn_error *err)
+{
+    if (!r || !len || (!dst && cap > 0))
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_record_reader_take: NULL argument");
+    if (!r->peeked || r->peek_offset != r->offset || r->win_len - r->pos < r->peek_frame) {
+        int rc = tfn_record_reader_peek(r, len, err);
+        if (rc != TFN_OK)
+            return rc;
+    }
+    size_t n = r->peek_len;
+    *len = n;
+    if (n > cap) {
+        int rc = tfn__fail_at(err, TFN_E_BUF_TOO_SMALL, r->offset, r->index,
+                              "record %" PRIu64 " has %zu bytes, the buffer %zu", r->index, n,
+                              cap);
+        tfn__rec_context(err, r->name, r->index);
+        return rc;
+    }
+    const uint8_t *body = r->win + r->pos + TFN__REC_HEADER;
+    if (r->peek_checked) {
+        if (n > 0)
+            memcpy(dst, body, n);
+    } else {
+        uint32_t crc = n > 0 ? tfn__crc32c_copy(0, dst, body, n) : 0;
+        if (tfn_crc32c_mask(crc) != tfn__load_le32(body + n)) {
+            r->peeked = false;
+            int rc = payload_damage(r, err);
+            tfn__rec_context(err, r->name, r->index);
+            return rc;
+        }
+    }
+    r->peeked = false;
+    commit(r, r->peek_frame);
+    return TFN_OK;
 }
 
 uint64_t tfn_record_reader_offset(const tfn_record_reader *r)

@@ -4,6 +4,8 @@ of 256, read from 4 shards. Records/s of one epoch (best of --repeat), in one pr
 
   - tfnano today:  TFRecordDataset(files).batch(256) + tfnano.Parser (one thread)
   - CPipeline:     cycle_length=4, spec = the same Parser's, 1 and 2 worker threads
+  - its reading stage alone (raw batches, no spec: the serial part of the engine, what
+    one reader sustains), on these records and on 100 KiB records (batches of 32)
   - TensorFlow:    TFRecordDataset(files, num_parallel_reads=4)
                      .map(parse_single_example + four tf.cast(int32), AUTOTUNE).batch(256)
                    (only when tensorflow is importable: run with build/venv-tf's Python,
@@ -60,6 +62,21 @@ def write_shards(n, folder):
     return files
 
 
+def write_big_shards(folder, n):
+    """n records of 100 KiB (incompressible) in SHARDS files: (paths, records)."""
+    rng = np.random.default_rng(2)
+    blob = rng.bytes(200 << 10)
+    recs = [blob[int(o):int(o) + (100 << 10)] for o in rng.integers(0, 100 << 10, n)]
+    files = []
+    for s in range(SHARDS):
+        path = os.path.join(folder, "big-%d.tfrecord" % s)
+        with tf.io.TFRecordWriter(path) as w:
+            for r in recs[s::SHARDS]:
+                w.write(r)
+        files.append(path)
+    return files, recs
+
+
 def features(lib):
     f = {k: lib.io.FixedLenFeature([MAXLEN], lib.int64) for k in INT_KEYS}
     f["labels"] = lib.io.FixedLenFeature([LABELS], lib.float32)
@@ -112,6 +129,17 @@ def main(argv=None):
                      best(cpipeline(1), args.repeat, n)))
         rows.append(("CPipeline(cycle_length=4, batch 256), 2 worker threads",
                      best(cpipeline(2), args.repeat, n)))
+
+        def raw(paths, batch):
+            def run():
+                return sum(len(b) for b in CPipeline(paths, cycle_length=SHARDS,
+                                                     batch_size=batch))
+            return run
+        reading = [("W1 records", n, size, best(raw(files, BATCH), args.repeat, n))]
+        big = write_big_shards(folder, max(1200, n // 4))  # enough batches to reuse memory
+        big_n, big_size = len(big[1]), sum(os.path.getsize(f) for f in big[0])
+        reading.append(("100 KiB records", big_n, big_size,
+                        best(raw(big[0], 32), args.repeat, big_n)))
         try:
             import tensorflow as tfr
         except ImportError:
@@ -144,6 +172,15 @@ def main(argv=None):
     base = rows[0][1][0]
     for name, (wall, cpu) in rows:
         print("| %s | %.0f | %.2f | %.2fx |" % (name, n / wall, cpu / n * 1e6, base / wall))
+    print()
+    print("The reading stage alone (CPipeline without a spec: one worker, the part of the "
+          "engine that runs under its reading lock):")
+    print()
+    print("| records | records/s (wall) | GB/s | CPU us/record |")
+    print("|---|---:|---:|---:|")
+    for name, count, nbytes, (wall, cpu) in reading:
+        print("| %s | %.0f | %.2f | %.2f |" % (name, count / wall, nbytes / wall / 1e9,
+                                             cpu / count * 1e6))
     tf_rows = [t for name, t in rows if name.startswith("TensorFlow")]
     if tf_rows:
         print()

@@ -8,7 +8,12 @@
 - tfnano's C library through cffi (test/python/tfn_abi.py; TFN_LIB selects the
   build): next() per record into bytes objects, and read_into() a batch of records
   into one buffer + offsets (what the Python bindings' fast path uses); writes per
-  record and as one write_batch() call.
+  record and as one write_batch() call;
+- the per-record forms users write, with tfnano's Python package (bindings/python)
+  and with TensorFlow: ``for r in tf.data.TFRecordDataset(path)`` (scalar string
+  tensors), the same with ``r.numpy()``, ``tf.compat.v1.io.tf_record_iterator`` and
+  tfnano.io.index.TFRecordFile (random-access reader) iteration, each beside the
+  struct + crcmod reader, wall clock and process CPU time (all threads).
 
 Files of W1-like (~2.7 KB) and W2-like (~100 KiB incompressible) records, written
 once and read from the page cache. Prints per-record times, MB/s and the ratios of the
@@ -37,6 +42,12 @@ try:
 except Exception as e:  # noqa: BLE001
     print("bench_record.py: tfnano library not loadable (%s); skipped" % e)
     sys.exit(0)
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+try:
+    import tfnano
+    import tfnano.io.index
+except ImportError:  # the Python package is not built (make python)
+    tfnano = None
 try:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
@@ -210,6 +221,86 @@ def py_read_pure(path, limit):
     return n
 
 
+# ---------------------------------------------------------------- per-record forms
+
+def iterate(records):
+    n = 0
+    for _ in records:
+        n += 1
+    return n
+
+
+def iterate_numpy(records):
+    n = 0
+    for r in records:
+        r.numpy()
+        n += 1
+    return n
+
+
+def per_record_forms(mod, path):
+    """(name, fn) of the per-record reading forms of tfnano or TensorFlow (`mod`)."""
+    forms = [
+        ("for r in tf.data.TFRecordDataset(path)",
+         lambda: iterate(mod.data.TFRecordDataset(path))),
+        ("... r.numpy() per record", lambda: iterate_numpy(mod.data.TFRecordDataset(path))),
+        ("tf.compat.v1.io.tf_record_iterator(path)",
+         lambda: iterate(mod.compat.v1.io.tf_record_iterator(path))),
+    ]
+    if mod is tfnano:
+        def random_access():
+            with tfnano.io.index.TFRecordFile(path, cache_dir=os.path.dirname(path)) as f:
+                return iterate(f)
+        forms.append(("tfnano.io.index.TFRecordFile(path), iterated", random_access))
+    return forms
+
+
+def best_of_cpu(fn, runs=RUNS):
+    """(best wall time, the process CPU time of that run, items)."""
+    best = None
+    for _ in range(runs):
+        c0, t0 = time.process_time(), time.perf_counter()
+        n = fn()
+        t, c = time.perf_counter() - t0, time.process_time() - c0
+        if best is None or t < best[0]:
+            best = (t, c, n)
+    return best
+
+
+def bench_per_record(kind, path, n, size):
+    """The per-record forms of tfnano and TensorFlow beside struct + crcmod."""
+    if tfnano is None and tf is None:
+        return
+    print("\n== %s: per-record iteration as users write it (read + CRC, an object per record;"
+          " wall and process CPU time)" % kind)
+    res = {}
+
+    def case(name, fn, runs=RUNS):
+        t, c, got = best_of_cpu(fn, runs)
+        assert got == n, (name, got, n)
+        res[name] = (t, c)
+        base = res.get("struct + crcmod")
+        rel = "" if base is None else "%7.2fx wall %7.2fx cpu" % (base[0] / t, base[1] / c)
+        print("  %-62s %9.1f us %8.1f us cpu %7.0f MB/s %s"
+              % (name, t / n * 1e6, c / n * 1e6, size / t / 1e6, rel), flush=True)
+    if crcmod_fn is not None:
+        case("struct + crcmod", lambda: py_read(path, crcmod_fn), min(RUNS, 2))
+    for who, mod in (("tfnano", tfnano), ("TensorFlow", tf)):
+        if mod is None:
+            continue
+        for name, fn in per_record_forms(mod, path):
+            case("%s %s" % (who, name), fn)
+    for name, _ in per_record_forms(tfnano, path) if tfnano is not None else ():
+        ours = res["tfnano " + name]
+        if crcmod_fn is not None:
+            summary("%s per-record %s vs struct+crcmod" % (kind, name.split("(")[0].strip()),
+                    res["struct + crcmod"][0] / ours[0], 10.0 if kind == "W2" else None)
+        theirs = res.get("TensorFlow " + name)
+        if theirs is not None:
+            summary("%s per-record %s vs TensorFlow" % (kind, name.split("(")[0].strip()),
+                    theirs[0] / ours[0])
+
+
 # ---------------------------------------------------------------- writers
 
 def tf_write(path, recs):
@@ -331,6 +422,8 @@ def main():
                 summary("%s read_into batch (no per-record objects) vs TF batch(256)" % kind,
                         res["tf.data.TFRecordDataset.batch(256)"]
                         / res["tfnano read_into (batch buffer + offsets)"])
+
+            bench_per_record(kind, path, n, size)
 
             print("\n== %s: write %d records (per record)" % (kind, n))
             out = os.path.join(tmp, kind + ".out")

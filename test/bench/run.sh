@@ -25,9 +25,16 @@ PEER_BENCHES=(bench_example)
 PY_BENCHES=(bench_example.py bench_python.py)
 C_BENCHES+=(bench_record)
 C_BENCHES+=(bench_pad)
+C_BENCHES+=(bench_varint)
 PY_BENCHES+=(bench_record.py)
 PY_BENCHES+=(bench_image.py)
 PY_BENCHES+=(bench_pipeline.py)
+PY_BENCHES+=(bench_scale.py)
+PY_BENCHES+=(bench_arrow.py)
+# Scripts that need a virtualenv of their own (made by `make <its name>`, never by
+# make test): run with its interpreter, skipped with the reason printed when it is absent.
+declare -A PY_BENCH_VENV=([bench_scale.py]=build/venv-bench-scale
+                          [bench_arrow.py]=build/venv-ray)
 
 MODE=${MODE:-release}
 LIB=build/$MODE/libtfnano.a
@@ -114,9 +121,21 @@ if [ -z "${BENCH_NO_PYTHON:-}" ]; then
     fi
     for s in "${PY_BENCHES[@]}"; do
         selected "$s" || continue
+        spy=$py
+        venv=${PY_BENCH_VENV[$s]:-}
+        if [ -n "$venv" ]; then
+            spy=$venv/bin/python
+            if [ ! -x "$spy" ]; then
+                echo
+                echo "################ $s"
+                echo "skipped: $venv is absent (make ${venv#build/} creates it)"
+                echo "[$s] skipped: $venv is absent (make ${venv#build/})" >> "$summary"
+                continue
+            fi
+        fi
         PYTHONPATH="$PWD/bindings/python:$PWD/$GEN${PYTHONPATH:+:$PYTHONPATH}" \
             TFN_LIB="$PWD/build/$MODE/libtfnano.so" \
-            run_one "${s%.py}.py" "$py" "test/bench/$s"
+            run_one "${s%.py}.py" "$spy" "test/bench/$s"
     done
 fi
 

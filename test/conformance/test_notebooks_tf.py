@@ -22,15 +22,7 @@ NOTEBOOKS = sorted((Path(__file__).parent / "notebooks").glob("*.py"))
 IMPORT = re.compile(r"^import tensorflow as tf$", re.M)
 
 
-KNOWN_DIFFERENT = {
-    "tfrecord_and_example": "Tensor.dtype prints numpy's dtype ('object') where TensorFlow "
-    "prints <dtype: 'string'>; np.array(feature.float_list.value) is float64 in tfnano, "
-    "float32 under TensorFlow's protobuf",
-    "keras_tfrecord": "tf.image.encode_png returns bytes in tfnano (TensorFlow: a string "
-    "Tensor, so .numpy() fails)",
-    "kaggle_tpu_flowers": "tf.image.encode_jpeg returns bytes in tfnano (TensorFlow: a "
-    "string Tensor, so .numpy() fails)",
-}
+KNOWN_DIFFERENT = {}
 
 
 def _run(script, workdir):

@@ -390,6 +390,111 @@ def test_to_number(nums, out):
          lambda: tn.strings.to_number(tn.constant(nums, tn.string), out), rtol=1e-6)
 
 
+# tf.cond on a per-record predicate inside a tf.data map: traced, batched with where.
+COND_BRANCHES = {
+    "scale": lambda lib, x: x * 3,
+    "neg": lambda lib, x: -x,
+    "const": lambda lib, x: lib.constant(7, lib.int64),
+    "fill": lambda lib, x: lib.reduce_sum(lib.fill([2], x)),
+    "nested": lambda lib, x: lib.cond(x > 5, lambda: x + 100, lambda: x - 100),
+    "gather_oob": lambda lib, x: lib.gather(lib.constant([1, 2], lib.int64), x * 10),
+}
+
+
+@SETTINGS
+@given(values=st.lists(st.integers(-20, 20), min_size=0, max_size=9),
+       threshold=st.integers(-5, 5), t=st.sampled_from(sorted(COND_BRANCHES)),
+       f=st.sampled_from(sorted(COND_BRANCHES)), batch=st.integers(1, 4),
+       pair=st.booleans())
+def test_cond_in_dataset_map(values, threshold, t, f, batch, pair):
+    def make(lib):
+        def fn(x):
+            tb, fb = COND_BRANCHES[t], COND_BRANCHES[f]
+            if pair:  # a tuple of two outputs, one of them a string
+                return lib.cond(x > threshold, lambda: (tb(lib, x), lib.strings.as_string(x)),
+                                lambda: (fb(lib, x), lib.constant("no")))
+            return lib.cond(x > threshold, lambda: tb(lib, x), lambda: fb(lib, x))
+        ds = lib.data.Dataset.from_tensor_slices(lib.constant(values, lib.int64)).map(fn)
+        return [b for b in ds.batch(batch)]
+    same(lambda: make(tf), lambda: make(tn))
+
+
+def test_cond_branch_disagreement_errors():
+    for t, f in [(lambda lib, x: x, lambda lib, x: 0), (lambda lib, x: (x, x),
+                                                        lambda lib, x: x),
+                 (lambda lib, x: {"a": x}, lambda lib, x: {"b": x})]:
+        def make(lib):
+            return lib.data.Dataset.range(3).map(
+                lambda x: lib.cond(x > 1, lambda: t(lib, x), lambda: f(lib, x)))
+        (k1, a), (k2, b) = _outcome(lambda: make(tf)), _outcome(lambda: make(tn))
+        assert k1 == k2 == "error" and type(a).__name__ == type(b).__name__, (a, b)
+        if isinstance(a, TypeError):
+            first = "true_fn and false_fn arguments to tf.cond must have the same number"
+            assert first in str(a) and first in str(b)
+
+
+# Hashes: FarmHash Fingerprint64 / TensorFlow's Hash64 / SipHash-2-4 of random byte
+# strings of every length class (0-16, 17-32, 33-64, the 64-byte loop), bit for bit.
+byte_strings = st.lists(st.binary(max_size=200), min_size=0, max_size=12)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(bs=byte_strings, shape2=st.booleans(),
+       nb=st.one_of(st.integers(-3, 40), st.integers(1, 2 ** 63 - 1)),
+       key=st.tuples(st.integers(-2 ** 63, 2 ** 63 - 1), st.integers(-2 ** 63, 2 ** 63 - 1)))
+def test_hash_buckets(bs, shape2, nb, key):
+    if shape2 and len(bs) % 2 == 0 and bs:
+        bs = [bs[:len(bs) // 2], bs[len(bs) // 2:]]
+    for op in ("to_hash_bucket_fast", "to_hash_bucket"):
+        same(lambda: getattr(tf.strings, op)(bs, nb), lambda: getattr(tn.strings, op)(bs, nb))
+    same(lambda: tf.strings.to_hash_bucket_strong(bs, nb, list(key)),
+         lambda: tn.strings.to_hash_bucket_strong(bs, nb, list(key)))
+
+
+def test_hash_bucket_errors_and_inputs():
+    for args in [("a", 0), ("a", -3), ([1, 2], 5), (tf.constant([1, 2]), 5), ("a", 2 ** 63),
+                 ([["a", "b"], ["c", "d"]], 5), ([], 5), (["\u00fc", b"\xff"], 9)]:
+        targ = args[0]
+        narg = tn.constant([1, 2]) if isinstance(targ, tf.Tensor) else targ
+        for op in ("to_hash_bucket_fast", "to_hash_bucket"):
+            a = same(lambda: getattr(tf.strings, op)(targ, args[1]),
+                     lambda: getattr(tn.strings, op)(narg, args[1]))
+            if isinstance(a, tf.errors.InvalidArgumentError):
+                first = str(a).split(" [Op:")[0].splitlines()[0]
+                assert first in str(_outcome(lambda: getattr(tn.strings, op)(narg, args[1]))[1])
+    for key in ([1], [1, 2, 3], 7, "ab", [2 ** 64 - 1, 2], [1.5, 2]):
+        same(lambda: tf.strings.to_hash_bucket_strong("a", 5, key),
+             lambda: tn.strings.to_hash_bucket_strong("a", 5, key))
+    rt = tf.ragged.constant([["a"], ["b", "c"]])
+    assert tn.strings.to_hash_bucket_fast(tn.ragged.constant([["a"], ["b", "c"]]), 3).to_list() \
+        == tf.strings.to_hash_bucket_fast(rt, 3).to_list()
+
+
+tokens = st.lists(st.sampled_from(["a", "b", "cd", "", "é"]), min_size=0, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(rows=st.lists(tokens, min_size=1, max_size=4), ragged=st.booleans(),
+       width=st.one_of(st.integers(1, 5), st.lists(st.integers(1, 4), min_size=1, max_size=3)),
+       sep=st.sampled_from([" ", "_", ""]),
+       pad=st.sampled_from([None, "#", ("<", ">")]), pad_width=st.sampled_from([None, 1, 2, 3]),
+       short=st.booleans())
+def test_ngrams(rows, ragged, width, sep, pad, pad_width, short):
+    if pad is None:
+        pad_width = None
+    if ragged:
+        t, n = tf.ragged.constant(rows, tf.string), tn.ragged.constant(rows, tn.string)
+    else:
+        rows = [r[:min(map(len, rows))] for r in rows]
+        t, n = tf.constant(rows, tf.string), tn.constant(rows, tn.string)
+    kw = dict(separator=sep, pad_values=pad, padding_width=pad_width,
+              preserve_short_sequences=short)
+    same(lambda: tf.strings.ngrams(t, width, **kw), lambda: tn.strings.ngrams(n, width, **kw))
+    if not ragged:  # one row: a 1-D tensor
+        same(lambda: tf.strings.ngrams(t[0], width, **kw),
+             lambda: tn.strings.ngrams(n[0], width, **kw))
+
+
 # ------------------------------------------------------------------ nest, specs, random
 
 structures = st.recursive(st.integers(0, 9) | st.none() | st.text(max_size=2),
@@ -417,6 +522,21 @@ def test_specs(shape, dtype):
     assert repr(tn.TensorSpec(shape, dtype)) == repr(tf.TensorSpec(shape, dtype))
     assert str(tn.TensorShape(shape)) == str(tf.TensorShape(shape))
     assert repr(tn.TensorShape(shape)) == repr(tf.TensorShape(shape))
+
+
+@SETTINGS
+@given(x=arrays(dtypes=ALL + ["float16", "uint16", "complex64"], max_dims=3, max_side=4),
+       text=st.lists(st.binary(max_size=3), min_size=0, max_size=4))
+def test_tensor_dtype_and_text(x, text):
+    """t.dtype, print(t), repr(t), t.shape as TensorFlow gives them."""
+    for value in (x, np.array(text + [None], dtype=object)[:-1] if text else x):
+        t, n = tf.constant(value), tn.constant(value)
+        assert str(n.dtype) == str(t.dtype) and repr(n.dtype) == repr(t.dtype)
+        assert n.dtype == t.dtype and t.dtype == n.dtype
+        assert str(n) == str(t) and repr(n) == repr(t) and format(n) == format(t)
+        assert str(n.shape) == str(t.shape) and repr(n.shape) == repr(t.shape)
+        if value.ndim and len(value):
+            assert repr(n[0]) == repr(t[0])
 
 
 @SETTINGS

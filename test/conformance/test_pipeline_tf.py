@@ -96,6 +96,44 @@ def test_image_example_padded_batch_after_sequence_feature(tmp_path):
     assert got == want
 
 
+PADDING_CASES = [
+    # (dataset maker, padding_values): TensorFlow accepts or raises, tfnano the same
+    ("int64 rows", 0), ("int64 rows", np.int64(-1)), ("int64 rows", np.int32(0)),
+    ("int64 rows", 0.5), ("int64 rows", "a"), ("int64 rows", [0, 1]),
+    ("int64 rows", 2 ** 40),
+    ("pairs", (0, 0.5)), ("pairs", (np.int64(0), 0.0)), ("pairs", 0),
+    ("pairs", (1, np.float64(0.5))), ("pairs", (None, 0.0)),
+    ("words", ""), ("words", b"x"), ("words", 0),
+    ("flags", False), ("flags", 0),
+    ("dicts", {"a": np.int64(0), "b": 0.0}), ("dicts", {"a": 0, "b": 0.0}),
+]
+
+
+def _padding_dataset(lib, kind):
+    if kind == "int64 rows":
+        return lib.data.Dataset.range(1, 5).map(lambda x: lib.fill([x], x))
+    if kind == "pairs":
+        return lib.data.Dataset.from_tensor_slices(
+            (np.arange(4, dtype=np.int32), np.arange(4.0, dtype=np.float32)))
+    if kind == "words":
+        return lib.data.Dataset.from_tensor_slices([b"a", b"bb", b"c"])
+    if kind == "flags":
+        return lib.data.Dataset.from_tensor_slices(np.array([True, False, True]))
+    return lib.data.Dataset.from_tensor_slices({"a": np.arange(3),
+                                                "b": np.ones(3, np.float32)})
+
+
+@pytest.mark.parametrize("kind,value", PADDING_CASES)
+def test_padded_batch_padding_value_types(kind, value):
+    def outcome(lib):
+        try:
+            return [values(e) for e in _padding_dataset(lib, kind).padded_batch(
+                2, padding_values=value)]
+        except (TypeError, ValueError) as e:
+            return type(e).__name__, str(e)
+    assert outcome(tn) == outcome(tf)
+
+
 def test_deterministic_interleave_order(tmp_path):
     files = []
     for f, n in enumerate([5, 0, 13, 2, 9, 1, 7]):

@@ -10,6 +10,9 @@
  *    tfn_parser_parse gives what scan + fill give. A third spec shape mixes TFN_VAR_LEN
  *    features (every dtype, int32 output) with a FixedLen one: the values filled are
  *    tfn_parser_total() and the row splits add up the per-example counts.
+ *    Every parse is also made with the portable varint code (a parser set to
+ *    TFN__SIMD_NONE): status, message and values must be the same as with the SIMD
+ *    code this CPU runs.
  * Any crash, sanitizer report or broken invariant (abort) is a finding.
  */
 #include <stdint.h>
@@ -17,6 +20,9 @@
 #include <string.h>
 
 #include "tfnano.h"
+
+#include "../../lib/example/parse_internal.h"
+#include "../../lib/example/varint_internal.h"
 
 #define CHECK(cond)                                                                         \
     do {                                                                                    \
@@ -297,13 +303,24 @@ static void fuzz_parser(const uint8_t *data, size_t size)
         CHECK(q && tfn_parser_scan(q, recs, 1, NULL, TFN_PARSE_BATCH, &err2) == rc);
         tfn_parser_free(q);
     }
+    /* the portable varint code alongside */
+    tfn_parser *portable = tfn_parser_new(spec, NULL);
+    CHECK(portable);
+    portable->simd = TFN__SIMD_NONE;
+    tfn_error err_portable;
+    CHECK(tfn_parser_scan(portable, recs, nrec, NULL, flags, &err_portable) == rc);
+    CHECK(rc == TFN_OK || strcmp(err.msg, err_portable.msg) == 0);
     if (rc == TFN_OK) {
         for (size_t j = 0; j < NFEAT; j++)
             for (size_t i = 0; i < nrec; i++)
                 CHECK(tfn_parser_rows(p, j, i) <= tfn_parser_max_rows(p, j));
-        filled f;
+        filled f, fp;
         rc = fill_outputs(p, spec, cfg, nrec, max_rows, 0, recs, flags, &f, &err);
         CHECK(rc == TFN_OK || rc == TFN_E_OUT_OF_RANGE);
+        CHECK(fill_outputs(portable, spec, cfg, nrec, max_rows, 0, recs, flags, &fp,
+                           &err_portable) == rc);
+        CHECK(rc == TFN_OK ? same_values(cfg, &f, &fp) : strcmp(err.msg, err_portable.msg) == 0);
+        filled_free(&fp);
         if (rc == TFN_OK)
             check_rows(p, cfg, nrec, &f);
         if (mode & 64) {
@@ -321,6 +338,7 @@ static void fuzz_parser(const uint8_t *data, size_t size)
     } else {
         CHECK(rc < 0 && err.msg[0] != '\0' && err.record_index < nrec);
     }
+    tfn_parser_free(portable);
     tfn_parser_free(p);
     tfn_spec_free(spec);
 }

@@ -6,7 +6,8 @@
  *           bit 3 skip_payload_crc, bits 4-5 buffer size (64 B .. 64 KiB),
  *           bit 6 I/O-callback reader (short reads) instead of the memory reader,
  *           bit 7 also build an index and parse the input as index text.
- *   byte 1: bits 0-1 how records are read (next, next_batch, read_into, a mix),
+ *   byte 1: bits 0-1 how records are read (next, next_batch, read_into, a mix of
+ *           those and peek + take),
  *           bits 2-4 the callback's read size, bits 5-7 batch size / read_into room.
  * Invariants (a failure aborts): no crash or sanitizer report; every record handed out
  * is framed in the reader's window by a header giving its length and, unless
@@ -28,7 +29,7 @@
             abort();                                                                        \
     } while (0)
 
-enum { METHOD_NEXT = 0, METHOD_BATCH = 1, METHOD_INTO = 2, METHOD_MIX = 3 };
+enum { METHOD_NEXT = 0, METHOD_BATCH = 1, METHOD_INTO = 2, METHOD_MIX = 3, METHOD_TAKE = 4 };
 enum { MAX_KEEP = 64 };
 
 typedef struct source {
@@ -139,6 +140,26 @@ static int step(tfn_record_reader *r, const config *c, int method, pass *ps, uin
             saw_record(ps, c, views[i].data, views[i].len);
             framed += (uint64_t)views[i].len + 16;
         }
+    } else if (method == METHOD_TAKE) {
+        /* peek, then take into memory of exactly that size (the CRC checked during
+         * the copy); the record must be the one next() gives (the second pass) */
+        size_t len = 0, got = 0;
+        rc = tfn_record_reader_peek(r, &len, err);
+        if (rc == TFN_OK) {
+            uint8_t *copy = (uint8_t *)malloc(len ? len : 1);
+            CHECK(copy != NULL);
+            rc = tfn_record_reader_take(r, copy, len, &got, err);
+            if (rc == TFN_OK) {
+                CHECK(got == len);
+                if (ps->count < MAX_KEEP) {
+                    ps->lens[ps->count] = len;
+                    ps->crcs[ps->count] = tfn_crc32c_mask(tfn_crc32c(0, copy, len));
+                }
+                ps->count++;
+                framed = (uint64_t)len + 16;
+            }
+            free(copy);
+        }
     } else {
         uint64_t offsets[9];
         size_t n = 99, written = 0;
@@ -195,7 +216,8 @@ static void read_all(const config *c, const uint8_t *data, size_t size, pass *ps
     tfn_error err;
     int rc;
     for (unsigned turn = 0;; turn++) {
-        int method = c->method == METHOD_MIX ? (int)(turn % 3) : c->method;
+        int method = c->method == METHOD_MIX ? (turn % 4 == 3 ? METHOD_TAKE : (int)(turn % 4))
+                                             : c->method;
         rc = step(r, c, method, ps, room, room_cap, &err);
         CHECK(ps->count <= bound && turn <= bound);
         if (rc != TFN_OK)

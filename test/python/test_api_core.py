@@ -51,6 +51,42 @@ def test_dtypes():
     assert tf.int32.max == 2 ** 31 - 1
 
 
+def test_tensor_dtype_is_tensorflows():
+    s = tf.constant(["a", "b"])
+    assert isinstance(s.dtype, tf.DType) and str(s.dtype) == "<dtype: 'string'>"
+    assert s.dtype == tf.string and s.dtype == object and s.dtype == np.object_
+    x = tf.constant([1, 2], tf.int64)
+    assert x.dtype is tf.int64 and repr(x.dtype) == "tf.int64"
+    assert x.dtype == np.int64 and np.dtype("int64") == x.dtype and x.dtype != tf.int32
+    # numpy takes it as the dtype it stands for, and reads numpy's attributes from it
+    assert np.zeros(2, x.dtype).dtype == np.int64 and x.astype(tf.float32).dtype == np.float32
+    assert np.issubdtype(x.dtype, np.integer) and x.dtype.kind == "i"
+    assert x.dtype.itemsize == 8 and x.dtype.str == "<i8" and np.iinfo(x.dtype).bits == 64
+    assert {np.dtype("int64"): "found"}[x.dtype] == "found"
+    assert np.asarray(x).dtype == np.dtype("int64")  # the ndarray itself is unchanged
+    assert x.numpy().dtype is np.dtype("int64")
+    # a dtype TensorFlow has no name for stays numpy's
+    assert tf.Tensor.__new__(tf.Tensor, (2,), "S3").dtype == np.dtype("S3")
+
+
+def test_tensor_prints_as_tensorflow():
+    assert repr(tf.constant(1)) == "<tf.Tensor: shape=(), dtype=int32, numpy=1>"
+    assert str(tf.constant("x")) == "tf.Tensor(b'x', shape=(), dtype=string)"
+    assert str(tf.constant([1, 2], tf.int64)) == "tf.Tensor([1 2], shape=(2,), dtype=int64)"
+    assert repr(tf.constant([1.5], tf.float64)) == \
+        "<tf.Tensor: shape=(1,), dtype=float64, numpy=array([1.5])>"
+    assert str(tf.constant([[1.0, 2.0], [3.0, 4.0]])) == \
+        "tf.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)"
+    assert repr(tf.constant([b"a"])) == \
+        "<tf.Tensor: shape=(1,), dtype=string, numpy=array([b'a'], dtype=object)>"
+    # f-strings and format() give the value, as TensorFlow's __format__ does
+    assert f"{tf.constant([1, 2])} {tf.constant(3.5):.2f} {tf.constant('x')}" == \
+        "[1 2] 3.50 b'x'"
+    shape = tf.zeros((2, 3)).shape
+    assert str(shape) == "(2, 3)" and repr(shape) == "TensorShape([2, 3])"
+    assert shape == (2, 3) and shape.as_list() == [2, 3]
+
+
 def test_constant_follows_tf_inference():
     assert tf.constant(1).dtype == np.int32 and tf.constant(1).shape == ()
     assert tf.constant(2 ** 40).dtype == np.int64

@@ -73,10 +73,39 @@ def test_batch_shape_error():
 def test_padded_batch():
     ds = tf.data.Dataset.range(1, 5).map(lambda x: np.arange(int(x)))
     assert values(ds.padded_batch(2)) == [[[0, 0], [0, 1]], [[0, 1, 2, 0], [0, 1, 2, 3]]]
-    assert values(ds.padded_batch(2, padded_shapes=[5], padding_values=-1))[0] == \
+    assert values(ds.padded_batch(2, padded_shapes=[5], padding_values=np.int64(-1)))[0] == \
         [[0, -1, -1, -1, -1], [0, 1, -1, -1, -1]]
     with pytest.raises(InvalidArgumentError):
         list(ds.padded_batch(4, padded_shapes=[2]))
+
+
+def test_padded_batch_padding_value_types_as_tensorflow():
+    # -1 is an int32 tensor for TensorFlow: not the int64 components' type
+    msg = ("Invalid `padding_values`. `padding_values` values type <dtype: 'int32'> does "
+           "not match type <dtype: 'int64'> of the corresponding input component.")
+    known = tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x))  # traced: types known
+    with pytest.raises(TypeError) as e:
+        known.padded_batch(2, padding_values=-1)  # when the dataset is made, as TF
+    assert str(e.value) == msg
+    unknown = tf.data.Dataset.range(1, 5).map(lambda x: np.arange(int(x)))  # per record
+    ds = unknown.padded_batch(2, padding_values=-1)
+    with pytest.raises(TypeError) as e:
+        list(ds)  # the types are known at the first batch
+    assert str(e.value) == msg
+    with pytest.raises(ValueError, match="values should be scalars, but got \\(2,\\)"):
+        known.padded_batch(2, padding_values=[0, 1])
+    pairs = tf.data.Dataset.from_tensor_slices((np.arange(4, dtype=np.int32),
+                                                np.ones(4, np.float32)))
+    assert len(list(pairs.padded_batch(2, padding_values=(0, 0.5)))) == 2  # int32, float32
+    assert len(list(pairs.padded_batch(2, padding_values=(None, 0.5)))) == 2
+    with pytest.raises(TypeError, match="type <dtype: 'float64'> does not match type "
+                                        "<dtype: 'float32'>"):
+        pairs.padded_batch(2, padding_values=(0, np.float64(0.5)))
+    words = tf.data.Dataset.from_tensor_slices([b"a", b"bb"])
+    assert len(list(words.padded_batch(2, padding_values=""))) == 1
+    with pytest.raises(TypeError, match="type <dtype: 'int32'> does not match type "
+                                        "<dtype: 'string'>"):
+        words.padded_batch(2, padding_values=0)
 
 
 def test_shuffle_is_a_permutation_seeded_and_reshuffles():
@@ -157,7 +186,9 @@ def test_batch_and_padded_batch_of_strings():
 
 def test_padded_batch_nested_padding_values():
     ds = tf.data.Dataset.range(1, 4).map(lambda x: ((np.arange(int(x)), x), np.ones(int(x))))
-    (a, x), c = next(iter(ds.padded_batch(3, padding_values=((None, 0), -1.0))))
+    # the exact component types, as TensorFlow requires (int64 x, float64 ones)
+    (a, x), c = next(iter(ds.padded_batch(3, padding_values=((None, np.int64(0)),
+                                                               np.float64(-1.0)))))
     assert a.tolist() == [[0, 0, 0], [0, 1, 0], [0, 1, 2]]
     assert c.tolist() == [[1, -1, -1], [1, 1, -1], [1, 1, 1]]
 

@@ -145,3 +145,25 @@ def test_a_kept_big_output_pins_only_its_own_size():
     kept_bytes = sum(a.nbytes for a in kept)
     assert kept_bytes <= pinned <= kept_bytes * 9 // 8  # size classes: at most 1/8 more
     np.testing.assert_array_equal(np.concatenate(kept), np.concatenate(want))
+
+
+def test_big_blocks_are_numpy_memory_kept_by_every_view():
+    # blocks of 4 MiB or more come from numpy's allocator (huge pages); a view of an
+    # array keeps the block out of the pool after the array itself is gone
+    n = _outbuf.HUGE_BYTES + 4096
+    a = _outbuf.POOL.take(n)
+    assert a.flags.writeable and len(a) >= n
+    a[:] = 7
+    view = a[100:200]
+    address = view.ctypes.data
+    del a
+    gc.collect()
+    b = _outbuf.POOL.take(n)  # the block is still in use by `view`: another one
+    assert b.ctypes.data != address - 100
+    b[:] = 1
+    assert (view == 7).all()
+    del view
+    gc.collect()
+    c = _outbuf.POOL.take(n)  # now it came back, and is handed out again
+    assert c.ctypes.data == address - 100
+    del b, c

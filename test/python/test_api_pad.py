@@ -112,8 +112,16 @@ def test_vectorized_path_matches_per_row(padding, truncating, as_arrays):
 
 
 def test_out_of_range_values_fall_back_to_numpy_rules():
-    with pytest.raises(OverflowError):
-        ps([[2 ** 40]])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # numpy 1.x: it wraps
+        try:
+            want = np.asarray([2 ** 40], dtype=np.int32)  # numpy 2 raises OverflowError
+        except OverflowError:
+            with pytest.raises(OverflowError):
+                ps([[2 ** 40]])
+        else:
+            assert ps([[2 ** 40]]).tolist() == [want.tolist()]
 
 
 def test_fast_pad_returns_mask_and_lengths():
@@ -257,3 +265,172 @@ def test_bucket_plan_options():
             tf.bucket_plan(lengths, [3, 6], **bad)
     with pytest.raises(ValueError):
         tf.bucket_plan([1, -1], [3], 2)
+
+
+# ---- the C list walker (bindings/python/pyapi.c: pad_into / pad_lengths)
+
+from tfnano import _pad  # noqa: E402
+from tfnano._ffi import PY_API, lib as _lib  # noqa: E402
+
+ARRAYS_IN_C = bool(PY_API & 2)
+
+
+@pytest.fixture(params=["arrays in C", "arrays in numpy"])
+def buffers(request):
+    """Runs a test with numpy rows read in C (Python >= 3.11) and as on 3.8-3.10 (the
+    walker takes lists only; arrays go through np.concatenate)."""
+    if not PY_API & 1:
+        pytest.skip("the C walker is not installed (PyPy or a free-threaded build)")
+    want = request.param == "arrays in C"
+    if want and not ARRAYS_IN_C:
+        pytest.skip("the buffer protocol is in the limited API from Python 3.11")
+    name = _pad.__name__.rsplit(".", 1)[0] + "._native"
+    assert _lib.tfn_py_install(name.encode(), want) == (3 if want else 1)
+    yield want
+    _lib.tfn_py_install(name.encode(), ARRAYS_IN_C)
+
+
+def _walked(seqs, maxlen, dtype="int32", padding="pre", truncating="pre", value=0):
+    """What the walker alone gives (None when it declines)."""
+    return _pad._pad_walk(seqs, maxlen, 0, dtype, padding, truncating, value)
+
+
+def _mixed_rows(rng, n, maxrow):
+    rows = []
+    for i in range(n):
+        vals = rng.integers(-70000, 70000, rng.integers(0, maxrow + 1))
+        kind = i % 4
+        rows.append(vals.astype(np.int32) if kind == 0 else vals.astype(np.int64)
+                    if kind == 1 else vals.tolist() if kind == 2 else tuple(vals.tolist()))
+    return rows
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
+def test_walker_matches_per_row_keras(buffers, dtype):
+    rng = np.random.default_rng(21)
+    seqs = _mixed_rows(rng, 700, 90)  # more rows than one chunk (256)
+    for padding in ("pre", "post"):
+        for truncating in ("pre", "post"):
+            for maxlen in (None, 1, 33, 90, 200):
+                got = ps(seqs, maxlen=maxlen, dtype=dtype, padding=padding,
+                         truncating=truncating, value=-5)
+                ref = _reference(seqs, maxlen or max(map(len, seqs)), dtype, padding,
+                                 truncating, -5)
+                assert got.dtype == ref.dtype and np.array_equal(got, ref)
+                padded, mask, lengths = tf.pad(seqs, maxlen=maxlen, dtype=dtype,
+                                               padding=padding, truncating=truncating,
+                                               value=-5)
+                assert np.array_equal(padded, ref)
+                assert lengths.tolist() == [len(s) for s in seqs]
+                kept = np.minimum(lengths, padded.shape[1])
+                assert mask.sum(1).tolist() == kept.tolist()
+                assert np.array_equal(mask, _reference([[1] * k for k in kept],
+                                                       padded.shape[1], "bool", padding,
+                                                       "post", False))
+
+
+def test_walker_takes_int_rows(buffers):
+    arrays = [np.arange(k, dtype=np.int32) for k in (3, 0, 5)]
+    lists = [a.tolist() for a in arrays]
+    for dtype in ("int32", "int64"):
+        assert _walked(lists, 4, dtype) is not None
+        assert _walked(tuple(map(tuple, lists)), 4, dtype) is not None
+    assert _walked(lists, None)[0].shape == (3, 5)
+    # arrays: in C only where the buffer protocol is (3.11+)
+    assert (_walked(arrays, 4) is not None) == buffers
+    assert (_walked([a.astype(np.int64) for a in arrays], 4, "float32") is not None) == buffers
+    assert (_walked(arrays, None) is not None) == buffers
+
+
+@pytest.mark.parametrize("rows", [
+    [[1, 2], [True]],                                 # a bool is not an exact int
+    [[1, 2], [2.5]],                                  # a float
+    [[1, 2], [np.int64(3)]],                          # a numpy scalar
+    [[1, 2], [2 ** 63]],                              # beyond int64
+    [[1, 2], [2 ** 40]],                              # beyond the int32 output
+    [[1, 2], "ab"],                                   # a string row
+    [[1, 2], None],                                   # not a row
+    [np.arange(3), np.arange(4).reshape(2, 2)],       # 2-D
+    [np.arange(3), np.array(7)],                      # 0-d
+    [np.arange(3), np.arange(8)[::2]],                # not contiguous
+    [np.arange(3), np.arange(3, dtype=">i4")],        # byte-swapped
+    [np.arange(3), np.arange(3, dtype=np.uint32)],    # unsigned
+    [np.arange(3), np.arange(3, dtype=np.int16)],     # 2-byte items
+    [np.arange(3), np.array([1.5, 2.5])],             # float values
+    [np.arange(3), np.array([True, False])],          # bools
+    [np.arange(3), np.frombuffer(bytes(13), np.int32, 3, offset=1)],  # misaligned
+    [np.arange(3), np.arange(3, dtype=np.dtype(np.int32, metadata={"k": 1}))],  # not numpy's
+    [np.arange(3), np.arange(3, dtype="q")],  # long long: another dtype object than int64
+])
+def test_walker_declines_and_keras_decides(buffers, rows, monkeypatch):
+    assert _walked(rows, 3) is None
+
+    def outcome():
+        try:
+            return ps(rows, maxlen=3).tolist()
+        except Exception as e:  # noqa: BLE001 - the error is the result here
+            return type(e), str(e)
+    got = outcome()
+    monkeypatch.setattr(_pad, "WALK", False)  # keras' algorithm alone
+    assert got == outcome()
+
+
+def test_walker_float_output_from_lists_takes_numpy(buffers):
+    # Python int -> float32 stays numpy's (through float64): the walker declines
+    rows = [[2 ** 53 + 1, 3], [16777217]]
+    assert _walked(rows, 2, "float32") is None
+    assert np.array_equal(ps(rows, dtype="float32"), _reference(rows, 2, "float32", "pre",
+                                                                "pre", 0))
+
+
+def test_walker_long_rows_and_scratch(buffers):
+    # a list row longer than the walker's 32768-value scratch, kept whole
+    long_row = list(range(40000))
+    seqs = [[1, 2], long_row, list(range(70))] * 3
+    got = ps(seqs)
+    assert got.shape == (9, 40000)
+    assert np.array_equal(got, _reference(seqs, 40000, "int32", "pre", "pre", 0))
+    padded, mask, lengths = tf.pad(seqs, maxlen=50000, pad_to_multiple_of=64)
+    assert padded.shape == (9, 50048) and lengths.tolist() == [2, 40000, 70] * 3
+    assert (padded[1, :40000] == np.arange(40000)).all() and not padded[1, 40000:].any()
+
+
+def test_walker_leaves_no_error_and_keeps_objects(buffers):
+    import gc
+    import sys
+    rows = [np.arange(5, dtype=np.int32), [1, 2, 3], (4, 5)]
+    before = [sys.getrefcount(r) for r in rows]
+    for _ in range(50):
+        ps(rows, maxlen=4)
+        tf.pad(rows)
+        _walked(rows + [[True]], 4)  # declined half way
+    gc.collect()
+    assert [sys.getrefcount(r) for r in rows] == before
+    # a held buffer would make resize() refuse
+    a = np.arange(10, dtype=np.int32)
+    ps([a, a], maxlen=3)
+    a.resize(20, refcheck=False)
+
+
+def test_walker_outputs_come_from_the_recycled_pool(buffers):
+    from tfnano._outbuf import POOL
+    rows = [list(range(k % 50)) for k in range(3000)]  # walked on every version; 600 KB
+    assert _walked(rows, 50) is not None
+    a = ps(rows, maxlen=50)
+    b = ps(rows, maxlen=50)
+    assert a.flags.writeable and a.flags.c_contiguous and a.dtype == np.int32
+    assert a.ctypes.data != b.ctypes.data and np.array_equal(a, b)  # both alive: apart
+    a[:] = -1
+    assert b[1, -1] == 0 and b[-1, -1] == (2999 % 50) - 1
+    ref = _reference(rows, 50, "int32", "pre", "pre", 0)
+    assert np.array_equal(b, ref)
+    address = a.ctypes.data
+    del a
+    import gc
+    gc.collect()
+    assert POOL.idle_bytes() >= 3000 * 50 * 4
+    c = ps(rows, maxlen=50)  # the memory of `a`, reused
+    assert c.ctypes.data == address and np.array_equal(c, ref)
+    padded, mask, _ = tf.pad(rows, maxlen=50)
+    assert mask.dtype == np.bool_ and padded.ctypes.data != mask.ctypes.data
+    assert (mask.sum(1) == np.minimum([len(r) for r in rows], 50)).all()

@@ -34,6 +34,11 @@ EXPECTED = _expected()
 EXPECTED_IDS = [e["file"] for e in EXPECTED]
 
 
+def _file_id(e):
+    # (pytest may ask for the id of its placeholder when a list is empty: no corpus)
+    return e["file"] if isinstance(e, dict) else str(e)
+
+
 def run(*argv):
     out = io.StringIO()
     status = main([str(a) for a in argv], out=out)
@@ -96,7 +101,7 @@ def _same_value(got, want, encoding):
 @needs_interop
 @pytest.mark.parametrize("e", [e for e in EXPECTED if e["payload_type"] == "Example"
                                and e["file"] != DAMAGED],
-                         ids=lambda e: e["file"])
+                         ids=_file_id)
 def test_cat_prints_every_feature_as_stored(e):
     status, out = run("cat", _file(e))
     assert status == 0
@@ -214,7 +219,7 @@ def test_verify_finds_each_flipped_byte(tmp_path):
 
 @needs_interop
 @pytest.mark.parametrize("e", [e for e in EXPECTED if e["compression"] == "NONE"
-                               and e["file"] != DAMAGED], ids=lambda e: e["file"])
+                               and e["file"] != DAMAGED], ids=_file_id)
 def test_index_is_offset_and_framed_length(e, tmp_path):
     out_path = tmp_path / "x.idx"
     status, _ = run("index", _file(e), "-o", out_path)

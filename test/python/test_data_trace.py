@@ -116,7 +116,7 @@ def test_padded_batch_after_sequence_feature_equals_per_record(shards):
         return (tf.data.TFRecordDataset(shards)
                 .map(lambda r: tf.io.parse_single_example(r, FEATS))
                 .map(lambda d: ((d["name"], d["y"]), d["seq"]))
-                .padded_batch(5, padding_values=(None, -1)))
+                .padded_batch(5, padding_values=(None, np.int64(-1))))  # TF: the exact dtype
     assert "vectorized" in make().plan_text()
     assert [plain(e) for e in make()] == eager(make)
 
@@ -212,6 +212,29 @@ def test_element_spec_follows_the_traced_function(shards):
     (d, y) = ds.element_spec
     assert d["ids"].dtype == np.int32 and d["ids"].shape == (4, 4)
     assert y.dtype == np.float32 and y.shape == (4,)
+    # TensorFlow's spec objects, as TensorFlow prints them
+    assert isinstance(y, tf.TensorSpec) and y == tf.TensorSpec([4], tf.float32)
+    assert repr(y) == "TensorSpec(shape=(4,), dtype=tf.float32, name=None)"
+    assert repr(tf.data.TFRecordDataset(shards).batch(2).element_spec) == \
+        "TensorSpec(shape=(None,), dtype=tf.string, name=None)"
+
+
+def test_element_spec_of_composites():
+    f = {"v": tf.io.VarLenFeature(tf.int64), "r": tf.io.RaggedFeature(tf.float32)}
+    rec = tf.train.Example(features=tf.train.Features(feature={
+        "v": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))}))
+    ds = tf.data.Dataset.from_tensors(rec.SerializeToString()).map(
+        lambda r: tf.io.parse_single_example(r, f))
+    spec = ds.element_spec
+    assert list(spec) == ["v", "r"]  # TensorFlow's order: VarLen, dense, Ragged, Sparse
+    assert spec["v"] == tf.SparseTensorSpec([None], tf.int64)
+    assert repr(spec["r"]) == "TensorSpec(shape=(None,), dtype=tf.float32, name=None)"
+    assert repr(ds.batch(2).element_spec) == (  # TensorFlow 2.21's text
+        "{'v': SparseTensorSpec(TensorShape([None, None]), tf.int64), "
+        "'r': TensorSpec(shape=(None, None), dtype=tf.float32, name=None)}")
+    rt = tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[1, 2], [3]]))
+    assert repr(rt.element_spec) == \
+        "RaggedTensorSpec(TensorShape([None]), tf.int32, 0, tf.int64)"
 
 
 OPS = ["cast32", "castf", "add", "mul", "neg", "index", "select"]

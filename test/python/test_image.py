@@ -80,13 +80,15 @@ def test_png_palette_and_16_bit():
 
 def test_encoders_round_trip_and_pillow_reads_them():
     img = scene(40, 56)
-    jpg = tfi.encode_jpeg(img, quality=95)
+    jpg = tfi.encode_jpeg(img, quality=95).numpy()
     assert np.abs(pil_decode(jpg).astype(float) - img).mean() < 2.0
     assert tfi.is_jpeg(jpg)
     for ch in (1, 2, 3, 4):
         x = np.dstack([img, img])[..., :ch]
         assert np.array_equal(tfi.decode_png(tfi.encode_png(x)), x)
-    assert np.array_equal(pil_decode(tfi.encode_png(img)), img)
+    png = tfi.encode_png(img)  # a scalar string Tensor, as in TensorFlow
+    assert isinstance(png, tf.Tensor) and png.shape == () and png.dtype == tf.string
+    assert np.array_equal(pil_decode(png.numpy()), img)
     with pytest.raises(InvalidArgumentError):
         tfi.encode_jpeg(np.zeros((4, 4, 2), np.uint8))
 

@@ -55,7 +55,46 @@ def test_control_flow_eager():
     assert (i, total) == (4, 6)
 
 
-def test_cond_on_traced_value_runs_per_record_with_reason():
-    with pytest.raises(_trace.TraceError, match="tf.cond on a value known only per record"):
-        _trace.trace(lambda x: tf.cond(x > 0, lambda: x, lambda: -x),
-                     _trace.Spec(np.int32, ()), call_args=False)
+def test_cond_on_a_traced_value_traces_both_branches():
+    fn = lambda x: tf.cond(x > 0, lambda: x * 10, lambda: -x)  # noqa: E731
+    g = _trace.trace(fn, _trace.Spec(np.int32, ()), call_args=False)
+    assert g.vectorizable() is None and [n.op.name for n in g.nodes][-1] == "cond"
+    xs = np.array([-2, 0, 3], np.int32)
+    assert g.run(xs, batched=True).tolist() == [2, 0, 30]
+    assert [int(g.run(x)) for x in xs] == [2, 0, 30]
+    # one branch fails on a record: per record only the taken branch runs
+    fails = lambda x: tf.cond(x >= 0, lambda: x,  # noqa: E731
+                              lambda: tf.gather(tf.constant([1, 2]), x * 10))
+    g = _trace.trace(fails, _trace.Spec(np.int32, ()), call_args=False)
+    assert [int(g.run(x)) for x in xs[1:]] == [0, 3]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        g.run(xs, batched=True)  # tf.data then runs the batch per record
+
+
+def test_cond_branches_must_agree_as_in_tensorflow():
+    spec = _trace.Spec(np.int64, ())
+    with pytest.raises(TypeError, match="true_fn and false_fn arguments to tf.cond must "
+                       "have the same number, type, and overall structure"):
+        _trace.trace(lambda x: tf.cond(x > 2, lambda: x, lambda: 0), spec, call_args=False)
+    with pytest.raises(TypeError, match="same nested structure"):
+        _trace.trace(lambda x: tf.cond(x > 2, lambda: {"a": x}, lambda: {"b": x}), spec,
+                     call_args=False)
+    with pytest.raises(AssertionError, match=r"\[2, 1\]"):
+        _trace.trace(lambda x: tf.cond(x > 2, lambda: (x, x), lambda: x), spec,
+                     call_args=False)
+    # shapes may differ: the result's size is unknown, and it runs per record
+    g = _trace.trace(lambda x: tf.cond(x > 2, lambda: tf.fill([2], x), lambda: tf.fill(
+        [3], x)), spec, call_args=False)
+    assert g.outputs.spec.shape == (None,) and g.vectorizable() == "cond"
+
+
+def test_cond_in_a_dataset_map_runs_batched():
+    ds = tf.data.Dataset.range(6).map(lambda x: tf.cond(
+        x > 2, lambda: (x * 10, tf.strings.as_string(x)),
+        lambda: (x - 1, tf.constant("small")))).batch(4)
+    assert "cond (vectorized)" in ds.plan_text()
+    got = [[t.tolist() for t in b] for b in ds]
+    assert got == [[[-1, 0, 1, 30], [b"small", b"small", b"small", b"3"]],
+                   [[40, 50], [b"4", b"5"]]]  # TensorFlow 2.21's
+    with pytest.raises(TypeError, match="must have the same number, type"):
+        tf.data.Dataset.range(3).map(lambda x: tf.cond(x > 1, lambda: x, lambda: 1.5))

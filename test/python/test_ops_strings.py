@@ -80,3 +80,89 @@ def test_traced_string_ops_batch():
     g = _trace.trace(lambda s: tf.strings.split(s), _trace.Spec(object, ()), call_args=False)
     assert g.vectorizable() == "strings.split"
     assert g.run(tf.constant("x y")).tolist() == [b"x", b"y"]
+
+
+# The bucket values below are TensorFlow 2.21's (to_hash_bucket_fast / _strong /
+# to_hash_bucket of the same strings); test/conformance/test_ops_tf.py compares many
+# random strings.
+def test_hash_buckets_match_tensorflow():
+    words = ["hello", "", "a" * 100]
+    fast = tf.strings.to_hash_bucket_fast(words, 1000)
+    assert fast.dtype == tf.int64 and fast.shape == (3,)
+    assert fast.tolist() == [296, 263, 618]
+    assert tf.strings.to_hash_bucket(words, 1000).tolist() == [938, 899, 179]
+    assert tf.strings.to_hash_bucket_strong(words, 1000, [1, 2]).tolist() == [622, 435, 610]
+    grid = tf.strings.to_hash_bucket_fast([["a", "b"], ["c", "d"]], 5)
+    assert grid.shape == (2, 2)
+    assert tf.strings.to_hash_bucket_fast("hello", 1000).numpy() == 296
+    assert tf.strings.to_hash_bucket_fast([], 5).shape == (0,)
+    # text and bytes hash the same; a RaggedTensor hashes its values
+    assert tf.strings.to_hash_bucket_fast(["ü".encode()], 7).tolist() == \
+        tf.strings.to_hash_bucket_fast(["ü"], 7).tolist()
+    rt = tf.strings.to_hash_bucket_fast(tf.ragged.constant([["hello"], ["", "hello"]]), 1000)
+    assert rt.to_list() == [[296], [263, 296]]
+
+
+def test_hash_bucket_errors():
+    with pytest.raises(InvalidArgumentError, match="Value for attr 'num_buckets' of 0 must "
+                       "be at least minimum 1"):
+        tf.strings.to_hash_bucket_fast("a", 0)
+    with pytest.raises(InvalidArgumentError, match="of -1 must"):
+        tf.strings.to_hash_bucket_fast("a", 2 ** 63)  # no int64: TensorFlow reads -1
+    with pytest.raises(InvalidArgumentError, match="expected to be a string tensor but is a "
+                       "int32 tensor"):
+        tf.strings.to_hash_bucket(tf.constant([1]), 3)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.strings.to_hash_bucket_fast([1, 2], 5)
+    with pytest.raises(InvalidArgumentError, match="Key must have 2 elements"):
+        tf.strings.to_hash_bucket_strong("a", 5, [1])
+    with pytest.raises(TypeError, match="Expected list for 'key'"):
+        tf.strings.to_hash_bucket_strong("a", 5, 7)
+    with pytest.raises(OverflowError):
+        tf.strings.to_hash_bucket_strong("a", 5, [2 ** 64 - 1, 2])
+    # negative key words are their two's complement bits, as in TensorFlow
+    assert tf.strings.to_hash_bucket_strong("a", 1000, [-1, 2]).numpy() == \
+        tf.strings.to_hash_bucket_strong("a", 1000, [2 ** 64 - 1 - 2 ** 64, 2]).numpy()
+
+
+def test_hash_buckets_traced_batch():
+    fn = lambda s: tf.strings.to_hash_bucket_fast(tf.strings.lower(s), 100)  # noqa: E731
+    g = _trace.trace(fn, _trace.Spec(object, (2,)), call_args=False)
+    assert g.vectorizable() is None
+    recs = [tf.constant(["A", "b"]), tf.constant(["c", "D"])]
+    out = g.run(np.stack(recs), batched=True)
+    assert out.dtype == np.int64 and out.tolist() == [fn(r).tolist() for r in recs]
+
+
+def test_ngrams():
+    assert tf.strings.ngrams(["a", "b", "c", "d"], 2).tolist() == [b"a b", b"b c", b"c d"]
+    assert tf.strings.ngrams(["a", "b", "c", "d"], [1, 3], separator="_").tolist() == \
+        [b"a", b"b", b"c", b"d", b"a_b_c", b"b_c_d"]
+    padded = tf.strings.ngrams([["a", "b", "c"], ["d", "e", "f"]], 2, pad_values="#")
+    assert padded.shape == (2, 4)
+    assert padded[0].tolist() == [b"# a", b"a b", b"b c", b"c #"]
+    wide = tf.strings.ngrams(["a", "b", "c"], 5, pad_values=("<", ">"), padding_width=2)
+    assert wide.tolist() == [b"< < a b c", b"< a b c >", b"a b c > >"]
+    assert tf.strings.ngrams(["a"], 3, preserve_short_sequences=True).tolist() == [b"a"]
+    assert tf.strings.ngrams(["a", "b"], 4, pad_values="#", padding_width=1,
+                             preserve_short_sequences=True).tolist() == [b"# a b #"]
+    rt = tf.strings.ngrams(tf.ragged.constant([["a", "b", "c"], [], ["d"]]), 2, pad_values="#")
+    assert rt.to_list() == [[b"# a", b"a b", b"b c", b"c #"], [b"# #"], [b"# d", b"d #"]]
+    assert tf.strings.ngrams([], 2, pad_values="#").shape == (0,)  # no data: no padding
+    with pytest.raises(ValueError, match="Data must have rank>0"):
+        tf.strings.ngrams("a", 2)
+    with pytest.raises(ValueError, match="All ngram_widths must be greater than 0. Got 0"):
+        tf.strings.ngrams(["a"], 0)
+    with pytest.raises(TypeError, match="pad_values must be a string"):
+        tf.strings.ngrams(["a"], 2, pad_values=3)
+    with pytest.raises(ValueError, match="pad_values must be provided"):
+        tf.strings.ngrams(["a"], 2, padding_width=1)
+
+
+def test_ngrams_traced_batch():
+    fn = lambda s: tf.strings.ngrams(s, 2, pad_values="#")  # noqa: E731
+    g = _trace.trace(fn, _trace.Spec(object, (3,)), call_args=False)
+    assert g.vectorizable() is None
+    recs = [tf.constant(["a", "b", "c"]), tf.constant(["d", "e", "f"])]
+    out = g.run(np.stack(recs), batched=True)
+    assert out.tolist() == [fn(r).tolist() for r in recs]

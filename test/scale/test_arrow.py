@@ -130,6 +130,33 @@ def test_wrong_value_count_is_tensorflows_error():
         ta.to_arrow(recs, {"v": tf.io.VarLenFeature(tf.int64)})
 
 
+def test_threads_give_the_same_batch(monkeypatch):
+    # big batches are scanned and filled in chunks on several threads, into one buffer
+    # per column: the same batch as one thread, and errors name the batch's index
+    from tfnano.arrow import _to_arrow
+    monkeypatch.setattr(_to_arrow, "THREAD_BYTES", 256)
+    recs, _ = make_records(300, seed=21)
+    one = ta.to_arrow(recs, FEATURES, num_threads=1)
+    cols = ta._features.normalize(FEATURES)
+    chunked = _to_arrow._parse_chunks(_to_arrow.records_of(recs), cols, 3)
+    for (v1, s1), (v3, s3) in zip(_to_arrow.parse_var_len(_to_arrow.records_of(recs), cols, 1),
+                                  chunked):
+        np.testing.assert_array_equal(s1, s3)
+        if isinstance(v1, pa.Array):
+            assert v1.equals(v3)
+        else:
+            assert v1[0].equals(v3[0]) and np.array_equal(v1[1], v3[1])
+    for k in (2, 3, 5):
+        assert ta.to_arrow(recs, FEATURES, num_threads=k).equals(one)
+    assert ta.to_arrow(recs, num_threads=4).equals(ta.to_arrow(recs, num_threads=1))
+    bad = recs[:250] + [example(score=("int", [1]))] + recs[251:]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Index: 250\b"):
+        ta.to_arrow(bad, FEATURES, num_threads=4)
+    bad = recs[:280] + [example(vec=("float", [1.0]))] + recs[281:]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Key: vec, Index: 280\."):
+        ta.to_arrow(bad, FEATURES, num_threads=4)
+
+
 def test_empty_batches():
     b = ta.to_arrow([], FEATURES)
     assert b.num_rows == 0 and b.schema.names == list(FEATURES)
@@ -257,12 +284,57 @@ def test_nulls_become_absent_features():
 
 
 def test_null_inside_a_list_is_refused():
-    b = pa.record_batch({"l": pa.array([[1, None]], pa.list_(pa.int64()))})
-    with pytest.raises(ValueError, match="null values inside lists"):
+    # a tf.train.Example list cannot hold a null: the error names column and row
+    b = pa.record_batch({"k": pa.array([1, 2, 3]),
+                         "l": pa.array([[1], None, [1, None]], pa.list_(pa.int64()))})
+    with pytest.raises(ValueError, match=r"column 'l', row 2: null values inside lists"):
         ta.from_arrow(b)
+    fixed = pa.record_batch({"v": pa.array([[1.0, 2.0], [None, 3.0]], pa.list_(pa.float32(), 2))})
+    with pytest.raises(ValueError, match=r"column 'v', row 1: null values inside lists"):
+        ta.from_arrow(fixed)
+    # rows of a Table are counted from the table's start, not its chunk's
+    table = pa.Table.from_batches([b.slice(0, 2), b.slice(0, 2), b.slice(2)])
+    with pytest.raises(ValueError, match=r"column 'l', row 4: null values"):
+        ta.from_arrow(table)
+    odd = table.rename_columns(["row 1", "row 2: x"])
+    with pytest.raises(ValueError, match=r"column 'row 2: x', row 4: null values"):
+        ta.from_arrow(odd)
+    big = pa.table({"n": pa.array([1, 2, 2**64 - 1], pa.uint64())})
+    with pytest.raises(ValueError, match=r"column 'n', row 2: uint64 value"):
+        ta.from_arrow(pa.Table.from_batches(big.to_batches(max_chunksize=1)))
+    # a whole null row is fine (the feature is absent), and so is a null no row uses
+    assert ta.from_arrow(b.slice(0, 2)) == [example(k=("int", [1]), l=("int", [1])),
+                                            example(k=("int", [2]))]
     b = pa.record_batch({"l": pa.array([[[1]]], pa.list_(pa.list_(pa.int64())))})
-    with pytest.raises(TypeError, match="variable-length lists"):
+    with pytest.raises(TypeError, match="column 'l': lists of variable-length lists"):
         ta.from_arrow(b)
+
+
+def test_unaligned_arrow_buffers():
+    # buffers at odd addresses (pickle-5 out-of-band buffers, IPC bodies): same bytes
+    ints = np.arange(-5, 3000, 7, dtype=np.int64)
+    floats = np.linspace(-1, 1, len(ints)).astype(np.float64)
+    offs = np.arange(0, len(ints) + 1, dtype=np.int32)
+    offs[1:] = np.minimum(offs[1:] * 3, len(ints))
+
+    def odd(a):
+        raw = np.zeros(a.nbytes + 1, np.uint8)
+        raw[1:] = a.view(np.uint8)
+        buf = pa.py_buffer(raw)[1:]
+        assert buf.address % 8 == 1
+        return buf
+
+    n = len(offs) - 1
+    aligned = pa.record_batch({
+        "i": pa.array(ints), "f": pa.array(floats),
+        "l": pa.ListArray.from_arrays(pa.array(offs), pa.array(ints))})
+    unaligned = pa.record_batch({
+        "i": pa.Array.from_buffers(pa.int64(), len(ints), [None, odd(ints)]),
+        "f": pa.Array.from_buffers(pa.float64(), len(floats), [None, odd(floats)]),
+        "l": pa.Array.from_buffers(pa.list_(pa.int64()), n, [None, odd(offs)],
+                                   children=[pa.Array.from_buffers(
+                                       pa.int64(), len(ints), [None, odd(ints)])])})
+    assert ta.from_arrow(unaligned) == ta.from_arrow(aligned)
 
 
 def test_round_trip_arrow_examples_arrow():

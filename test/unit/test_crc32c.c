@@ -169,6 +169,51 @@ static void test_paths_agree(void)
     free(buf);
 }
 
+/* The copying CRC (what the reader's take() uses): the same register as the plain
+ * one, and a byte-exact copy that writes nothing outside dst, for every length
+ * around the block sizes and every source and destination alignment. */
+static void test_copy_paths(void)
+{
+    size_t cap = 3 * TFN__CRC32C_LONG * 2 + 64;
+    uint8_t *src = (uint8_t *)malloc(cap), *dst = (uint8_t *)malloc(cap + 16);
+    REQUIRE(src != NULL && dst != NULL);
+    uint32_t s = 7;
+    for (size_t i = 0; i < cap; i++) {
+        s = s * 1103515245u + 12345u;
+        src[i] = (uint8_t)(s >> 16);
+    }
+    bool hw = tfn__crc32c_hw_available();
+    size_t lens[] = {0, 1, 7, 8, 9, 255, 256, 769, 3 * 256 * 2 + 5, 3 * TFN__CRC32C_LONG - 1,
+                     3 * TFN__CRC32C_LONG + 1, 3 * TFN__CRC32C_LONG + 3 * TFN__CRC32C_SHORT + 9,
+                     6 * TFN__CRC32C_LONG};
+    int bad = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        for (size_t al = 0; al < 8; al++) {
+            for (size_t dal = 0; dal < 8; dal += 3) {
+                size_t n = lens[li];
+                const uint8_t *p = src + al;
+                uint32_t ref = ref_reg(0x9e3779b9u, p, n);
+                for (int path = 0; path < (hw ? 3 : 2); path++) {
+                    memset(dst, 0xEE, cap + 16);
+                    uint8_t *d = dst + 4 + dal;
+                    uint32_t got = path == 0   ? tfn__crc32c_copy_sw(0x9e3779b9u, d, p, n)
+                                   : path == 1 ? ~tfn__crc32c_copy(~0x9e3779b9u, d, p, n)
+                                               : tfn__crc32c_copy_hw(0x9e3779b9u, d, p, n);
+                    bad += got != ref;
+                    bad += memcmp(d, p, n) != 0;
+                    for (size_t k = 0; k < 4 + dal; k++)
+                        bad += dst[k] != 0xEE;
+                    bad += d[n] != 0xEE;
+                }
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(tfn__crc32c_copy(0x1234u, dst, src, 0), 0x1234u);
+    free(src);
+    free(dst);
+}
+
 int main(void)
 {
     RUN(test_vectors);
@@ -176,5 +221,6 @@ int main(void)
     RUN(test_chaining);
     RUN(test_tables);
     RUN(test_paths_agree);
+    RUN(test_copy_paths);
     return harness_finish();
 }

@@ -615,6 +615,136 @@ static void test_offsets_not_from_zero(void)
     CHECK(out[0] == 0 && out[1] == 1 && out[2] == 2 && out[3] == 3);
 }
 
+/* tfn_pad_rows: the same bytes as tfn_pad over row views of the same data, rows of
+ * mixed dtypes as each row padded alone, and its own errors. */
+static void test_pad_rows(void)
+{
+    const int64_t maxlens[] = {TFN_PAD_MAXLEN_UNSET, 0, 3, 40};
+    int failures = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        rng_state = seed * 104729;
+        for (int di = 0; di < 3; di++) {
+            ragged_buf b;
+            make_ragged(&b, dtypes[di], (size_t)(rnd() % 50), 70, (size_t)(rnd() % 3));
+            size_t n = b.in.nrows, es = esize(dtypes[di]);
+            tfn_pad_row *rows = malloc(n * sizeof *rows + 1);
+            for (size_t r = 0; r < n; r++)
+                rows[r] = (tfn_pad_row){(const char *)b.values + (size_t)b.offsets[r] * es,
+                                        (size_t)(b.offsets[r + 1] - b.offsets[r]), dtypes[di]};
+            for (int oi = 0; oi < 3; oi++)
+                for (size_t m = 0; m < sizeof maxlens / sizeof *maxlens; m++) {
+                    tfn_pad_options o;
+                    tfn_pad_options_init(&o);
+                    o.padding = (int)(rnd() % 2);
+                    o.truncating = (int)(rnd() % 2);
+                    o.maxlen = maxlens[m];
+                    o.pad_to_multiple_of = (int64_t)(rnd() % 3) * 4;
+                    o.value = rnd() % 2 ? 0.0 : -2.0;
+                    tfn_error err;
+                    size_t width;
+                    CHECK_EQ_INT(tfn_pad_width(&b.in, &o, &width, &err), TFN_OK);
+                    size_t cells = n * width, oes = esize(dtypes[oi]);
+                    char *want = malloc(cells * oes + 8), *got = malloc(cells * oes + 8);
+                    uint8_t *wm = malloc(cells + 1), *gm = malloc(cells + 1);
+                    int64_t *wl = malloc(n * 8 + 8), *gl = malloc(n * 8 + 8);
+                    memset(got, 0xAB, cells * oes);
+                    int rc1 = tfn_pad(&b.in, &o, want, dtypes[oi], width, wm, wl, &err);
+                    int rc2 = tfn_pad_rows(rows, n, &o, got, dtypes[oi], width, gm, gl, &err);
+                    if (rc1 != TFN_OK || rc2 != TFN_OK || memcmp(want, got, cells * oes) ||
+                        memcmp(wm, gm, cells) || memcmp(wl, gl, n * 8))
+                        failures++;
+                    /* the rows in two pieces, the width of the whole as maxlen */
+                    size_t half = n / 2;
+                    tfn_pad_options o2 = o;
+                    if (o2.maxlen == TFN_PAD_MAXLEN_UNSET) {
+                        size_t longest = 0;
+                        for (size_t r = 0; r < n; r++)
+                            longest = rows[r].count > longest ? rows[r].count : longest;
+                        o2.maxlen = (int64_t)longest;
+                    }
+                    memset(got, 0xAB, cells * oes);
+                    rc1 = tfn_pad_rows(rows, half, &o2, got, dtypes[oi], width, NULL, NULL,
+                                       &err);
+                    rc2 = tfn_pad_rows(rows + half, n - half, &o2, got + half * width * oes,
+                                       dtypes[oi], width, NULL, NULL, &err);
+                    if (rc1 != TFN_OK || rc2 != TFN_OK || memcmp(want, got, cells * oes))
+                        failures++;
+                    free(want);
+                    free(got);
+                    free(wm);
+                    free(gm);
+                    free(wl);
+                    free(gl);
+                }
+            free(rows);
+            free_ragged(&b);
+        }
+    }
+    CHECK_EQ_INT(failures, 0);
+
+    /* mixed dtypes: each row as that row padded alone */
+    const int32_t a[] = {1, 2, 3};
+    const int64_t bv[] = {40, 50, 60, 70};
+    const float c[] = {7.5f, -8.5f};
+    tfn_pad_row mixed[4] = {{a, 3, TFN_INT32}, {bv, 4, TFN_INT64}, {NULL, 0, TFN_INT32},
+                            {c, 2, TFN_FLOAT32}};
+    int64_t out[4 * 3], lengths[4];
+    uint8_t mask[4 * 3];
+    tfn_pad_options o;
+    tfn_pad_options_init(&o);
+    o.maxlen = 3;
+    o.value = -1;
+    tfn_error err;
+    CHECK_EQ_INT(tfn_pad_rows(mixed, 4, &o, out, TFN_INT64, 3, mask, lengths, &err), TFN_OK);
+    const int64_t want[] = {1, 2, 3, 50, 60, 70, -1, -1, -1, -1, 7, -8};
+    const uint8_t wmask[] = {1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1};
+    CHECK(memcmp(out, want, sizeof want) == 0);
+    CHECK(memcmp(mask, wmask, sizeof wmask) == 0);
+    CHECK(lengths[0] == 3 && lengths[1] == 3 && lengths[2] == 0 && lengths[3] == 2);
+    CHECK_EQ_INT(tfn_pad_rows(NULL, 0, NULL, NULL, TFN_INT32, 0, NULL, NULL, &err), TFN_OK);
+
+    /* errors */
+    int32_t o32[12];
+    CHECK_EQ_INT(tfn_pad_rows(mixed, 4, &o, o32, TFN_INT32, 3, NULL, NULL, &err), TFN_OK);
+    const int64_t big[] = {5, (int64_t)1 << 40};
+    tfn_pad_row withbig[2] = {{a, 1, TFN_INT32}, {big, 2, TFN_INT64}};
+    CHECK_EQ_INT(tfn_pad_rows(withbig, 2, &o, o32, TFN_INT32, 3, NULL, NULL, &err),
+                 TFN_E_OUT_OF_RANGE);
+    CHECK_EQ_INT(err.record_index, 1);
+    CHECK_STR(err.msg, "tfn_pad_rows: row 1, position 1: value 1099511627776 does not fit "
+                       "int32 output (keras would wrap it; tfnano refuses)");
+    CHECK_EQ_INT(tfn_pad_rows(NULL, 2, &o, o32, TFN_INT32, 3, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "rows is NULL but nrows is 2") != NULL);
+    tfn_pad_row bad[2] = {{a, 1, TFN_INT32}, {a, 1, 9}};
+    CHECK_EQ_INT(tfn_pad_rows(bad, 2, &o, o32, TFN_INT32, 3, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(err.record_index, 1);
+    CHECK(strstr(err.msg, "row 1: dtype 9 is not supported") != NULL);
+    bad[1] = (tfn_pad_row){NULL, 2, TFN_INT32};
+    CHECK_EQ_INT(tfn_pad_rows(bad, 2, &o, o32, TFN_INT32, 3, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "row 1: values is NULL but count is 2") != NULL);
+    bad[1] = (tfn_pad_row){(const char *)bv + 2, 1, TFN_INT64};
+    CHECK_EQ_INT(tfn_pad_rows(bad, 2, &o, o32, TFN_INT32, 3, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "row 1: values is not aligned for int64") != NULL);
+    CHECK_EQ_INT(tfn_pad_rows(mixed, 4, &o, o32, TFN_INT32, 4, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_STR(err.msg, "tfn_pad_rows: width 4 does not match the 3 these rows and options "
+                       "give");
+    o.maxlen = TFN_PAD_MAXLEN_UNSET;
+    o.pad_to_multiple_of = 8;
+    CHECK_EQ_INT(tfn_pad_rows(mixed, 4, &o, o32, TFN_INT32, 4, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "does not match the 8") != NULL);
+    o.pad_to_multiple_of = 0;
+    o.padding = 5;
+    CHECK_EQ_INT(tfn_pad_rows(mixed, 4, &o, o32, TFN_INT32, 4, NULL, NULL, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "padding side 5 not understood") != NULL);
+}
+
 int main(void)
 {
     RUN(test_random_against_reference);
@@ -629,5 +759,6 @@ int main(void)
     RUN(test_out_of_range);
     RUN(test_bad_input);
     RUN(test_offsets_not_from_zero);
+    RUN(test_pad_rows);
     return harness_finish();
 }

@@ -500,6 +500,31 @@ static void roundtrip(int compression, int sink, size_t buffer)
         CHECK_EQ_INT(tfn_record_reader_index(r), N);
         CHECK_EQ_INT(tfn_record_reader_compression(r), compression);
         tfn_record_reader_free(r);
+        /* again through peek + take (every third record taken without a peek) */
+        if (sink == 0)
+            REQUIRE(tfn_record_reader_open(path, &o, NULL, &r, &err) == TFN_OK);
+        else
+            REQUIRE(tfn_record_reader_open_mem(file, flen, &o, NULL, &r, &err) == TFN_OK);
+        uint8_t *got = (uint8_t *)malloc(310000);
+        REQUIRE(got != NULL);
+        for (uint32_t i = 0; i < N; i++) {
+            size_t len = 0, taken = 0;
+            if (i % 3)
+                CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_OK);
+            int st = tfn_record_reader_take(r, got, 310000, &taken, &err);
+            CHECK_EQ_INT(st, TFN_OK);
+            if (st != TFN_OK)
+                break;
+            CHECK(i % 3 == 0 || len == taken);
+            fill_rec(tmp, rec_len(i), i);
+            CHECK_MEM(got, taken, tmp, rec_len(i));
+        }
+        size_t len;
+        CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_END);
+        CHECK_EQ_INT(tfn_record_reader_take(r, got, 310000, &len, &err), TFN_END);
+        CHECK_EQ_INT(tfn_record_reader_index(r), N);
+        free(got);
+        tfn_record_reader_free(r);
     }
     if (compression == TFN_COMPRESSION_NONE) {
         size_t total = 0;
@@ -609,6 +634,84 @@ static void test_read_into(void)
     CHECK(offs[0] == 0 && offs[1] == 8 && offs[2] == 8 && offs[3] == 10);
     CHECK_EQ_INT(tfn_record_reader_read_into(r, dst, 10, offs, 4, &n, &w, &err), TFN_END);
     CHECK_EQ_INT(n, 0);
+    tfn_record_reader_free(r);
+    tbuf_free(&b);
+}
+
+/* peek does not consume; take copies and consumes; other calls in between; a buffer
+ * too small; payload damage found by take's copying CRC, with next()'s message. */
+static void test_peek_take(void)
+{
+    tbuf b = {0};
+    tbuf_frame(&b, "aaaa", 4);
+    tbuf_frame(&b, "bbbbbbbb", 8);
+    tbuf_frame(&b, "", 0);
+    tbuf_frame(&b, "cc", 2);
+    tfn_record_reader *r;
+    tfn_error err;
+    REQUIRE(tfn_record_reader_open_mem(b.p, b.n, NULL, NULL, &r, &err) == TFN_OK);
+    uint8_t dst[16];
+    size_t len, n;
+    CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_OK);
+    CHECK_EQ_INT(len, 4);
+    CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_OK); /* again: same record */
+    CHECK_EQ_INT(tfn_record_reader_index(r), 0);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, 3, &n, &err), TFN_E_BUF_TOO_SMALL);
+    CHECK_EQ_INT(n, 4);
+    CHECK(strstr(err.msg, "record 0 has 4 bytes, the buffer 3") != NULL);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_MEM(dst, n, "aaaa", 4);
+    /* a peek, then next(): next returns the peeked record, and a take after it reads
+     * the one after (the peek is stale) */
+    CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_OK);
+    const uint8_t *p;
+    CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_OK);
+    CHECK_MEM(p, n, "bbbbbbbb", 8);
+    CHECK_EQ_INT(tfn_record_reader_take(r, NULL, 0, &n, &err), TFN_OK); /* empty record */
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_MEM(dst, n, "cc", 2);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_END);
+    CHECK_EQ_INT(tfn_record_reader_take(NULL, dst, 1, &n, &err), TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_record_reader_peek(r, NULL, &err), TFN_E_INVALID_ARG);
+    tfn_record_reader_free(r);
+
+    /* a damaged payload: take() reports it as next() does and does not consume it */
+    b.p[32] ^= 1; /* a byte of "bbbbbbbb" (record 1: frame at 20, payload at 32) */
+    REQUIRE(tfn_record_reader_open_mem(b.p, b.n, NULL, NULL, &r, &err) == TFN_OK);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    char want[sizeof err.msg];
+    CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_E_DATA_LOSS);
+    snprintf(want, sizeof want, "%s", err.msg);
+    CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_OK); /* the length is fine */
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_E_DATA_LOSS);
+    CHECK_STR(err.msg, want);
+    CHECK_STR(err.msg, "corrupted record at 32; record 1");
+    CHECK_EQ_INT(tfn_record_reader_index(r), 1);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_E_DATA_LOSS);
+    tfn_record_reader_free(r);
+    /* skip policy: peek skips the damaged record, take copies the next one */
+    tfn_record_reader_options o;
+    tfn_record_reader_options_init(&o);
+    o.on_damage = TFN_ON_DAMAGE_SKIP;
+    REQUIRE(tfn_record_reader_open_mem(b.p, b.n, &o, NULL, &r, &err) == TFN_OK);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_EQ_INT(tfn_record_reader_peek(r, &len, &err), TFN_OK);
+    CHECK_EQ_INT(len, 0);
+    uint64_t skipped;
+    tfn_record_reader_skipped(r, &skipped, NULL);
+    CHECK_EQ_INT(skipped, 1);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_MEM(dst, n, "cc", 2);
+    tfn_record_reader_free(r);
+    /* skip_payload_crc: take copies without checking */
+    tfn_record_reader_options_init(&o);
+    o.skip_payload_crc = 1;
+    REQUIRE(tfn_record_reader_open_mem(b.p, b.n, &o, NULL, &r, &err) == TFN_OK);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_EQ_INT(tfn_record_reader_take(r, dst, sizeof dst, &n, &err), TFN_OK);
+    CHECK_EQ_INT(n, 8);
     tfn_record_reader_free(r);
     tbuf_free(&b);
 }
@@ -851,6 +954,7 @@ int main(void)
     RUN(test_roundtrips);
     RUN(test_next_batch);
     RUN(test_read_into);
+    RUN(test_peek_take);
     RUN(test_write_batch);
     RUN(test_callbacks);
     RUN(test_open_errors);

@@ -53,7 +53,7 @@ _OPS = {
     "floor sin cos tanh sigmoid realdiv:truediv asin acos atan atan2 sinh cosh asinh acosh "
     "atanh scalar_mul",
     "tfnano.ops.linalg": "matmul eye norm",
-    "tfnano.ops.specs": "TensorSpec TensorShape",
+    "tfnano.ops.specs": "TensorSpec TensorShape SparseTensorSpec RaggedTensorSpec",
     "tfnano.ops.control_flow": "cond case switch_case while_loop",
     "tfnano.ops.script_ops": "py_function numpy_function",
     "tfnano.ops.stand_ins": "function executing_eagerly get_logger autograph config "
@@ -73,6 +73,7 @@ _LAZY.update({
     "random": ("tfnano.ops.random_ops", None),
     "nest": ("tfnano.ops.nest", None),
     "compat": ("tfnano.compat", None),
+    "lookup": ("tfnano.ops.lookup_ops", None),
 })
 del _module, _names, _spec, _name, _attr
 

@@ -75,6 +75,9 @@ _REASON = {lib.TFN_E_DATA_LOSS_LENGTH: "bad length CRC",
 
 from .io._verify import DamagedRange, DamagedRecordsWarning  # noqa: E402
 
+# bindings/python/pyapi.c: records read straight into bytes objects (see next_record)
+_read_record = getattr(_ffi._native, "read_record", None) if _ffi.PY_API & 1 else None
+
 
 def _exception(rc, err, fio=None, name=None, where=False):
     """The exception for a failing call. where: name the file, record and offset in
@@ -277,6 +280,8 @@ class Reader:
             _raise(rc, err, self._fio, self.name)
         self._r = ffi.gc(out[0], lib.tfn_record_reader_free)
         self._err = err
+        self._addr = int(ffi.cast("uintptr_t", out[0]))
+        self._err_addr = int(ffi.cast("uintptr_t", err))
         self._data = ffi.new("const uint8_t **")
         self._len = ffi.new("size_t *")
         self._cap = 0
@@ -307,6 +312,18 @@ class Reader:
                              rng.record_index), DamagedRecordsWarning, stacklevel=3)
 
     def next_record(self):
+        """The next record as bytes (None at the end)."""
+        if _read_record is not None and self._r is not None:
+            # one copy, from the reader's buffer into the bytes returned, with the CRC
+            # computed during it (bindings/python/pyapi.c read_record)
+            got = _read_record(self._addr, self._err_addr)
+            if self._skipping:
+                self._note_skips()
+            if type(got) is bytes:
+                return got
+            if got == lib.TFN_END:
+                return None
+            self._fail(got)
         rc = lib.tfn_record_reader_next(self._r, self._data, self._len, self._err)
         if self._skipping:
             self._note_skips()
@@ -354,6 +371,7 @@ class Reader:
         return buf, offsets.astype(np.int64)
 
     def close(self):
+        self._addr = 0
         r, self._r = getattr(self, "_r", None), None
         if r is not None:
             ffi.release(r)  # runs tfn_record_reader_free now (closes the file)

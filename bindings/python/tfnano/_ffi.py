@@ -1,9 +1,16 @@
 """The thin layer over the C library: the cffi module, and the one place where a
 failing tfn_status becomes a Python exception."""
 import errno as _errno
+import sys as _sys
 
-from . import errors
+from . import _native, errors
 from ._native import ffi, lib
+
+# The built-ins of bindings/python/pyapi.c (Python objects walked in C: lists of rows
+# to pad) are added to tfnano._native here. Bit 1: installed; bit 2: numpy arrays are
+# read through the buffer protocol, in the limited API from Python 3.11 (before it,
+# lists of arrays take the numpy path). 0 on PyPy and free-threaded builds.
+PY_API = lib.tfn_py_install(_native.__name__.encode(), _sys.version_info >= (3, 11))
 
 # status -> default exception class; callers may override per call (e.g. the parser
 # reports every data problem as InvalidArgumentError, as TensorFlow's kernel does).

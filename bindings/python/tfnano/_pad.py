@@ -2,13 +2,26 @@
 returning (padded, mask, lengths), and ``bucket_plan``, over the C library's
 tfn_pad / tfn_bucket_plan_* (lib/pad.c, lib/bucket.c; see docs/padding.md).
 
-Ragged integer input is flattened once (values + offsets) and padded by one C call
-that writes every cell of the output, padding included; inputs the C padder does not
-take (other dtypes, nested sequences, strings, values numpy would wrap) go through
-keras' own per-row algorithm, so the results and errors stay keras'."""
+A list (or tuple) of rows is walked in C (bindings/python/pyapi.c): numpy int32 /
+int64 arrays are read where they lie (Python >= 3.11: the buffer protocol), lists of
+Python ints converted on the way, and every row padded by tfn_pad_rows into the
+output. Other ragged integer input is flattened once (values + offsets) and padded by
+one tfn_pad call; both write every cell of the output, padding included. Inputs the C
+padder does not take (other dtypes, nested sequences, strings, values numpy would
+wrap) go through keras' own per-row algorithm, so the results and errors stay keras'."""
 import itertools
 
 import numpy as np
+
+from ._ffi import PY_API as _PY_API
+from ._native import ffi as _ffi
+from ._outbuf import Carver
+
+# Lists of rows walked in C (bindings/python/pyapi.c); arrays need bit 2 (Python 3.11+).
+WALK = bool(_PY_API & 1)
+_ARRAY_KINDS = (np.ndarray, np.dtype(np.int32), np.dtype(np.int64))  # what pyapi.c reads
+if WALK:
+    from ._native import pad_into as _pad_into, pad_lengths as _pad_lengths
 
 
 _SIDES = {"pre": 0, "post": 1, "left": 0, "right": 1}
@@ -115,6 +128,48 @@ def _pad_c(flat, lengths, maxlen, multiple, out, padding, truncating, value, mas
     return True
 
 
+def _address(a):
+    return int(_ffi.cast("uintptr_t", _ffi.from_buffer(a))) if a.size else 0
+
+
+def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, mask=False,
+              lengths=False):
+    """(out, mask, lengths) padded by the C walker (pyapi.c pad_into: one tfn_pad_rows
+    call per 256 rows, each row read where it lies), or None when it does not take
+    these rows, types or values (the caller's other paths decide then). maxlen None:
+    the longest row. lengths: int64 len() of every row."""
+    if not WALK or type(sequences) not in (list, tuple) or not sequences:
+        return None
+    out_dtype = np.dtype(dtype)
+    if out_dtype not in _C_DTYPES:
+        return None
+    fill = _c_fill(value, out_dtype)
+    if fill is None:
+        return None
+    from ._ffi import lib
+    n = len(sequences)
+    lens = np.empty(n, dtype=np.int64) if lengths or maxlen is None else None
+    if maxlen is None:
+        maxlen = _pad_lengths(sequences, _ARRAY_KINDS, _address(lens))
+        if maxlen is None:
+            return None
+    width = -(-maxlen // multiple) * multiple if multiple else maxlen
+    # outputs of 256 KiB or more come from tfnano's recycled pool (as parse outputs):
+    # once an earlier output is garbage its memory is reused, without a page fault per
+    # 4 KiB of fresh memory (about half of the time at W3's sizes)
+    carver = Carver()
+    carver.add((n, width), out_dtype)
+    if mask:
+        carver.add((n, width), np.bool_)
+    arrays = carver.arrays()
+    out, m = arrays[0], arrays[1] if mask else None
+    if not _pad_into(sequences, _ARRAY_KINDS, _address(out), getattr(lib, _C_DTYPES[out_dtype]),
+                     width, maxlen, multiple, _SIDES[padding], _SIDES[truncating], fill,
+                     _address(m) if mask else 0, _address(lens) if lengths else 0):
+        return None
+    return out, m, lens
+
+
 def _place(flat, lengths, maxlen, out, padding, truncating, mask=None):
     """Writes each sequence's kept part into its row of a pre-filled `out` (numpy, for
     the dtypes the C padder does not take)."""
@@ -148,6 +203,14 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre",
     fast = None
     if (num_samples and not isinstance(value, str) and dtype is not object
             and np.dtype(dtype).kind in "iuf"):
+        if (padding in ("pre", "post") and truncating in ("pre", "post")
+                and (maxlen is None or (isinstance(maxlen, (int, np.integer))
+                                        and not isinstance(maxlen, bool) and maxlen > 0))):
+            walked = _pad_walk(sequences, None if maxlen is None else int(maxlen), 0, dtype,
+                               padding, truncating, value)
+            # keras takes maxlen None over empty rows only to fail or give width 0
+            if walked is not None and walked[0].shape[1]:
+                return walked[0]
         fast = _flatten_fast(sequences, dtype)
     if fast is not None:
         flat, lengths = fast
@@ -226,6 +289,17 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
     truncating = "pre" if _SIDES[truncating] == 0 else "post"
     if not hasattr(sequences, "__len__"):
         raise ValueError("`sequences` must be iterable.")
+    multiple = 0
+    if pad_to_multiple_of:
+        multiple = int(pad_to_multiple_of)
+        if multiple <= 0:
+            raise ValueError("pad_to_multiple_of must be > 0")
+    if maxlen is not None and int(maxlen) < 0:
+        raise ValueError("negative dimensions are not allowed")
+    walked = _pad_walk(sequences, None if maxlen is None else int(maxlen), multiple, dtype,
+                       padding, truncating, value, mask=True, lengths=True)
+    if walked is not None:
+        return walked
     fast = _flatten_fast(sequences, dtype) if len(sequences) else (np.empty(0, np.int64),
                                                             np.empty(0, np.int64))
     if fast is None:
@@ -237,13 +311,6 @@ def pad(sequences, maxlen=None, dtype="int32", padding="post", truncating="post"
     if maxlen is None:
         maxlen = int(lengths.max()) if len(lengths) else 0
     maxlen = int(maxlen)
-    if maxlen < 0:
-        raise ValueError("negative dimensions are not allowed")
-    multiple = 0
-    if pad_to_multiple_of:
-        multiple = int(pad_to_multiple_of)
-        if multiple <= 0:
-            raise ValueError("pad_to_multiple_of must be > 0")
     width = -(-maxlen // multiple) * multiple if multiple else maxlen
     out = np.empty((len(lengths), width), dtype=dtype)
     mask = np.empty((len(lengths), width), dtype=np.bool_)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _ffi, _malloc
 from . import dtypes as _dt
-from ._outbuf import Carver
+from ._outbuf import POOL as _outbuf_pool, Carver
 from ._tensor import Tensor
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
@@ -206,6 +206,9 @@ class _Spec:
         self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
         self.maxlen = maxlen
         self.masks = masks
+        # every output's shape is known before the records are read: run() can size
+        # them first and make one tfn_parser_parse call (which decodes while it scans)
+        self.fixed_only = not any(c.seq for c in configs)
         self._local = threading.local()
 
     def __reduce__(self):
@@ -242,9 +245,11 @@ class _Spec:
         buf = ffi.from_buffer(record)
         views[0].data = buf
         views[0].len = len(record)
-        rc = lib.tfn_parser_scan(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, err)
-        if rc < 0:
-            raise _parse_err(rc, err)
+        fused = self.fixed_only  # outputs made first, then one tfn_parser_parse call
+        if not fused:
+            rc = lib.tfn_parser_scan(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, err)
+            if rc < 0:
+                raise _parse_err(rc, err)
         result = {}
         keep = []
         strings = None
@@ -274,7 +279,10 @@ class _Spec:
                 result[key] = arr
             outs[j].values = ptr
             keep.append(ptr)
-        rc = lib.tfn_parser_fill(p, outs, err)
+        if fused:
+            rc = lib.tfn_parser_parse(p, views, 1, ffi.NULL, lib.TFN_PARSE_SINGLE, outs, err)
+        else:
+            rc = lib.tfn_parser_fill(p, outs, err)
         if rc < 0:
             raise _parse_err(rc, err)
         if scalars is not None:
@@ -393,6 +401,26 @@ def _remember(features, spec):
 _ONLY_BYTES = frozenset((bytes,))
 
 
+def _bytes_data_offset():
+    """How far a bytes object's data lies from its id() in this interpreter (CPython
+    keeps the bytes inside the object, at a fixed offset), or None where that does not
+    hold; checked on a few objects of different sizes."""
+    import sys
+    if sys.implementation.name != "cpython":
+        return None
+    probes = [b"", b"x", b"tfnano" * 3, bytes(range(256)) * 40]
+    found = set()
+    for b in probes:
+        found.add(int(ffi.cast("uintptr_t", ffi.from_buffer(b))) - id(b))
+    if len(found) != 1:
+        return None
+    off = found.pop()
+    return off if 0 < off < 256 else None
+
+
+_BYTES_DATA = _bytes_data_offset()
+
+
 class _Records:
     """n serialized records as a tfn_bytes array (and what keeps their memory alive)."""
 
@@ -426,6 +454,18 @@ class _Records:
         elif not isinstance(items, list):
             items = list(items)
         n = len(items)
+        if _BYTES_DATA is not None and _ONLY_BYTES.issuperset(map(type, items)):
+            # bytes objects in place, no copy: their addresses from id() (a list of our
+            # own holds them, whatever the caller does with theirs meanwhile)
+            items = list(items)
+            pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
+            pairs[:n, 0] = np.fromiter(map(id, items), dtype=np.uint64, count=n)
+            pairs[:n, 0] += _BYTES_DATA
+            pairs[:n, 1] = np.fromiter(map(len, items), dtype=np.uint64, count=n)
+            self.n = n
+            self.views = ffi.cast("tfn_bytes *", ffi.from_buffer(pairs))
+            self.keep = (items, pairs)
+            return
         for i, x in enumerate(items if not _ONLY_BYTES.issuperset(map(type, items)) else ()):
             if x.__class__ is not bytes:
                 if isinstance(x, str):
@@ -573,6 +613,63 @@ def _run_state(spec):
 _MIN_POOLED = 256 << 10  # _outbuf.MIN_BYTES: below it np.empty is as fast
 
 
+def _fixed_plan(spec, layout, n):
+    """The outputs of a spec without FixedLenSequence features for n records, cached per
+    thread and batch size: (j, key, numpy dtype or None for bytes, shape, count,
+    pooled byte size or 0)."""
+    plans = getattr(spec._local, "plans", None)
+    if plans is None:
+        plans = spec._local.plans = {}
+    plan = plans.get(n)
+    if plan is None:
+        plan = []
+        for j, key, od, dtype, rshape, stride, seq in layout:
+            count = n * stride
+            nbytes = 0 if dtype is None else count * dtype.itemsize
+            plan.append((j, key, dtype, (n,) + rshape, count,
+                         nbytes if nbytes >= _MIN_POOLED else 0))
+        if len(plans) >= 16:
+            plans.clear()
+        plans[n] = plan
+    return plan
+
+
+def _run_fixed(spec, recs, names_v, flags, p, err, outs, layout):
+    """run() for a spec whose output shapes are known before parsing: the outputs are
+    made first (big ones from the pool, as _outbuf.Carver makes them), then one
+    tfn_parser_parse call, which decodes FixedLen numeric features while it scans."""
+    n = recs.n
+    result = {}
+    keep = []
+    post = None
+    take = _outbuf_pool.take
+    for j, key, dtype, shape, count, pooled in _fixed_plan(spec, layout, n):
+        out = outs[j]
+        out.capacity = count
+        out.max_rows = -1
+        if dtype is None:
+            views = np.zeros((max(count, 1), 2), dtype=np.uint64)
+            ptr = ffi.from_buffer(views)
+            if post is None:
+                post = []
+            post.append((key, views, count, shape))
+        else:
+            arr = (take(pooled)[:pooled].view(dtype).reshape(shape) if pooled
+                   else np.empty(shape, dtype))
+            ptr = ffi.from_buffer(arr)
+            result[key] = arr
+        out.values = ptr
+        keep.append(ptr)
+    rc = lib.tfn_parser_parse(p, recs.views, n, names_v, flags, outs, err)
+    if rc < 0:
+        raise _parse_err(rc, err)
+    if post is not None:
+        for key, views, count, shape in post:
+            result[key] = _bytes_objects(views[:count], count).reshape(shape)
+    del keep
+    return result
+
+
 def run(spec, serialized, names=None, single=False, tensors=True):
     """Scans and fills one batch; returns {key: array} (+ masks/lengths if asked)."""
     recs = _Records(serialized)
@@ -580,6 +677,14 @@ def run(spec, serialized, names=None, single=False, tensors=True):
     names_v, _keep_names = _names_views(names, n)
     p, err, outs, layout = _run_state(spec)
     flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
+    if spec.fixed_only:
+        result = _run_fixed(spec, recs, names_v, flags, p, err, outs, layout)
+        del recs
+        if single:
+            result = {k: v.reshape(v.shape[1:]) for k, v in result.items()}
+        if tensors:
+            result = {k: v.view(Tensor) for k, v in result.items()}
+        return result
     rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
     if rc < 0:
         raise _parse_err(rc, err)

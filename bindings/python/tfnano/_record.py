@@ -352,7 +352,9 @@ def tf_record_iterator(path, options=None, *, on_damage="raise"):
     Beyond TensorFlow: ``on_damage="skip"`` or ``"warn"`` skips damaged records and
     goes on with the next good one (see tfnano.io.verify_records for a report)."""
     comp = TFRecordOptions.get_compression_type_string(_options(options))
-    r = _open_reader(path if hasattr(path, "read") else _fspath(path), comp, 16 << 20,
+    # 1 MiB: a read buffer that stays in the CPU's cache (with 16 MiB, 100 KiB records
+    # read 40 % slower: every byte went through memory twice)
+    r = _open_reader(path if hasattr(path, "read") else _fspath(path), comp, 1 << 20,
                      on_damage)
     try:
         while True:

@@ -46,9 +46,61 @@ class _Shape(tuple):
         r = tuple.__getitem__(self, key)
         return _Shape(r) if isinstance(key, slice) else r
 
+    def __repr__(self):  # str() stays the tuple's "(2, 3)", as TensorShape prints
+        return "TensorShape(%s)" % list(self)
+
+    def __str__(self):
+        return tuple.__repr__(self)
+
+
+_ND_DTYPE = np.ndarray.dtype
+_TF_DTYPES = _dt._BY_NP
+
 
 class Tensor(np.ndarray):
     """A numpy array that also answers TensorFlow's tensor methods."""
+
+    # `t.dtype` is TensorFlow's DType (prints <dtype: 'string'>, compares equal to
+    # tf.string and to numpy's object dtype, and numpy takes it as a dtype); numpy
+    # itself reads the array's own descriptor, so its functions are unaffected. A
+    # numpy dtype TensorFlow has no name for (fixed-width 'S', datetime, records)
+    # stays numpy's.
+    @property
+    def dtype(self):
+        d = _ND_DTYPE.__get__(self)
+        return _TF_DTYPES.get(d, d)
+
+    @dtype.setter
+    def dtype(self, value):
+        _ND_DTYPE.__set__(self, np.dtype(value))
+
+    # TensorFlow's text: print(t) gives "tf.Tensor([1 2], shape=(2,), dtype=int32)",
+    # repr "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>".
+    def _numpy_text(self, is_repr):
+        v = self.numpy()
+        if is_repr:
+            text = repr(v.item()) if np.isscalar(v) and not isinstance(v, bytes) \
+                else repr(v)
+        else:
+            text = str(v)
+        return "\n" + text if "\n" in text else text
+
+    def __repr__(self):
+        dt = self.dtype
+        if not isinstance(dt, _dt.DType):
+            return np.ndarray.__repr__(self)
+        return "<tf.Tensor: shape=%s, dtype=%s, numpy=%s>" % (
+            self.shape, dt.name, self._numpy_text(True))
+
+    def __format__(self, format_spec):  # f"{t}" formats the value, as TensorFlow's
+        return format(self.numpy(), format_spec)
+
+    def __str__(self):
+        dt = self.dtype
+        if not isinstance(dt, _dt.DType):
+            return np.ndarray.__str__(self)
+        return "tf.Tensor(%s, shape=%s, dtype=%s)" % (self._numpy_text(False), self.shape,
+                                                     dt.name)
 
     @property
     def shape(self):
@@ -108,7 +160,7 @@ class Tensor(np.ndarray):
             raise
         if isinstance(r, np.ndarray):
             return r
-        out = np.empty((), dtype=self.dtype)
+        out = np.empty((), dtype=_ND_DTYPE.__get__(self))
         out[()] = r
         return out.view(Tensor)
 
@@ -156,6 +208,14 @@ def as_tensor(a):
     return a.view(Tensor)
 
 
+def scalar_string(b):
+    """A 0-d string Tensor holding the bytes `b` (what TensorFlow's ops that make one
+    string, such as encode_png or a record read, return)."""
+    out = np.empty((), dtype=object)
+    out[()] = b
+    return out.view(Tensor)
+
+
 def _to_bytes_array(arr):
     out = np.empty(arr.shape, dtype=object)
     flat_in = arr.reshape(-1)
@@ -181,7 +241,10 @@ def _infer(value):
         if arr.dtype.kind in "SUO":
             return _to_bytes_array(arr)
         return arr
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except UnicodeError:  # text beside non-ASCII bytes: numpy tries a str array
+        arr = np.array(value, dtype=object)
     kind = arr.dtype.kind
     if kind in "SUO":
         # numpy's fixed-width 'S' arrays drop trailing NUL bytes: keep the objects.

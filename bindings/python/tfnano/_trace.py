@@ -40,6 +40,14 @@ class TraceError(Exception):
     """The function cannot be traced; ``str(e)`` says why, in words for the user."""
 
 
+def user_error(exc):
+    """Marks `exc` as an error TensorFlow raises while tracing (e.g. tf.cond branches
+    that disagree): trace() lets it through to the caller instead of falling back to
+    running the function per record."""
+    exc._tfn_trace_time_error = True
+    return exc
+
+
 class Spec:
     """What is known of a traced value: numpy dtype (None: unknown) and shape (a tuple
     with None for unknown sizes, or None when even the rank is unknown)."""
@@ -436,6 +444,8 @@ def trace(fn, input_specs, call_args=True):
     except TraceError:
         raise
     except Exception as e:  # an op or the user's code refused a Symbol
+        if getattr(e, "_tfn_trace_time_error", False):
+            raise
         raise TraceError("%s: %s" % (type(e).__name__, e)) from e
     finally:
         _STATE.graph = prev

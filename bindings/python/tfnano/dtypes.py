@@ -1,19 +1,38 @@
 """TensorFlow's dtype objects (``tf.int64``, ``tf.string``, ...), backed by numpy.
 
-A DType compares equal to itself, to its name ("int64") and to the numpy dtype it
-stands for, and numpy accepts it wherever a dtype is expected
-(``np.zeros(3, tf.float32)``, ``arr.astype(tf.int32)``). ``tf.string`` stands for
-numpy object arrays of ``bytes``, which is what TensorFlow's ``.numpy()`` gives.
+``Tensor.dtype`` is one of these, as in TensorFlow: it prints as TensorFlow prints it
+(``<dtype: 'string'>``, repr ``tf.string``) and compares equal to itself, to its name
+("int64") and to the numpy dtype or type it stands for (``tf.string == object``,
+``tf.int64 == np.int64``). It also stands in for that numpy dtype: numpy accepts it
+wherever a dtype is expected (``np.zeros(3, tf.float32)``, ``arr.astype(t.dtype)``,
+``np.issubdtype(t.dtype, np.integer)``), its hash is the numpy dtype's (so it finds
+numpy-dtype keys of a dict), and numpy's dtype attributes (``kind``, ``itemsize``,
+``char``, ``type``, ...) answer from the numpy dtype. ``tf.string`` stands for numpy
+object arrays of ``bytes``, which is what TensorFlow's ``.numpy()`` gives.
 """
 import numpy as np
 
 
 class DType:
-    __slots__ = ("_name", "_np")
+    __slots__ = ("_name", "_np", "kind", "itemsize", "char", "type")
 
     def __init__(self, name, np_dtype):
         self._name = name
         self._np = np.dtype(np_dtype)
+        # numpy's dtype attributes that code reading `tensor.dtype` asks most often
+        # (plain slots: as fast as numpy's); the rest come from __getattr__.
+        self.kind, self.itemsize = self._np.kind, self._np.itemsize
+        self.char, self.type = self._np.char, self._np.type
+
+    def __getattr__(self, name):
+        # Only called for names DType lacks: numpy's dtype attributes (str, names,
+        # fields, byteorder, isnative, descr, hasobject, ...).
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return getattr(object.__getattribute__(self, "_np"), name)
+        except AttributeError:
+            raise AttributeError("'DType' object has no attribute %r" % name) from None
 
     @property
     def name(self):
@@ -76,8 +95,23 @@ class DType:
     def __ne__(self, other):
         return not self.__eq__(other)
 
-    def __hash__(self):
-        return hash(self._name)
+    def __hash__(self):  # the numpy dtype's: a DType finds numpy-dtype dict keys
+        return hash(self._np)
+
+    def is_compatible_with(self, other):
+        return self == other
+
+    @property
+    def is_numpy_compatible(self):
+        return True
+
+    @property
+    def real_dtype(self):
+        return {"complex64": float32, "complex128": float64}.get(self._name, self)
+
+    @property
+    def limits(self):
+        return (self.min, self.max)
 
     def __repr__(self):
         return "tf." + self._name
@@ -123,6 +157,11 @@ def as_dtype(type_value):
             return d
     if type_value is bytes or type_value is str:
         return string
+    if hasattr(type_value, "as_numpy_dtype") and isinstance(
+            getattr(type_value, "name", None), str):  # TensorFlow's own DType
+        d = _BY_NAME.get(type_value.name)
+        if d is not None:
+            return d
     try:
         npd = np.dtype(type_value)
     except TypeError:

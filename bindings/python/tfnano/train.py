@@ -1035,43 +1035,46 @@ class Example(Message):
     def SerializeToString(self, deterministic=None):
         """protobuf's ``SerializeToString(deterministic=True)`` bytes (keys sorted);
         the ``deterministic`` argument is accepted and ignored."""
+        # One C call for the whole record (tfn_example_serialize_features): the values
+        # are read where the messages keep them, through a per-thread tfn_feature
+        # array kept for each tuple of keys (records repeat their keys).
         try:
-            ex, err, out, n = _SCRATCH.state
+            ex, err, out, n, layouts = _SCRATCH.fast
         except AttributeError:
-            _scratch_example()
-            ex, err, out, n = _SCRATCH.state
-        _clear(ex)
-        keep = None
+            ex, err, out, n, layouts = _fast_state()
         fs = self._features
         feats = fs._frozen
         if feats is None:
             feats = fs._snapshot()
-        if self._has_features and not feats:
-            lib.tfn_example_mark_features(ex)  # any feature set below marks it too
-        for k, (kind, arr) in feats.items():
-            kb = _KEY_BYTES.get(k)
-            if kb is None:
-                kb = k.encode("utf-8")
-                if len(_KEY_BYTES) < 4096:  # feature names repeat record after record
-                    _KEY_BYTES[k] = kb
+        keys = tuple(feats)
+        lay = layouts.get(keys)
+        if lay is None:
+            lay = _new_layout(layouts, keys)
+        arr, items, kinds, _ = lay
+        keep = []
+        i = 0
+        for kind, vals in feats.values():
+            item = items[i]
+            if kinds[i] is not kind:  # the kind of key i, as the last record had it
+                kinds[i] = kind
+                item.kind = _KINDS[kind]
+            i += 1
             if kind == "int64_list":
-                rc = _set_int64s(ex, kb, len(kb), _from_buffer(_I64_ARRAY, arr), len(arr), err)
+                item.int64s = b = _from_buffer(_I64_ARRAY, vals)
             elif kind == "float_list":
-                rc = _set_floats(ex, kb, len(kb), _from_buffer(_F32_ARRAY, arr), len(arr), err)
+                item.floats = b = _from_buffer(_F32_ARRAY, vals)
             elif kind is None:
-                rc = lib.tfn_example_set_none(ex, kb, len(kb), err)
+                item.count = 0
+                continue
             else:
-                if keep is None:
-                    keep = []
-                views = _bytes_views(arr, keep)
-                rc = lib.tfn_example_set_bytes(ex, kb, len(kb), views, len(arr), err)
-            if rc < 0:
-                _ffi.check(rc, err)
-        rc = _serialize_owned(ex, out, n, err)
+                item.bytes = b = _bytes_views(vals, keep)
+            item.count = len(vals)
+            keep.append(b)
+        rc = _serialize_features(ex, arr, len(items), self._has_features, out, n, err)
         if rc < 0:
             if rc == lib.TFN_E_LIMIT:
                 raise ValueError("Message tensorflow.Example exceeds maximum protobuf "
-                                 "size of 2GB: %d" % lib.tfn_example_serialized_size(ex))
+                                 "size of 2GB: %s" % _total_size(feats))
             _ffi.check(rc, err)
         return _buffer(out[0], n[0])[:]
 
@@ -1157,6 +1160,75 @@ _set_int64s = lib.tfn_example_set_int64s
 _set_floats = lib.tfn_example_set_floats
 _serialize_owned = lib.tfn_example_serialize_owned
 _buffer = ffi.buffer
+
+
+_KIND_INT64 = lib.TFN_KIND_INT64
+_KIND_FLOAT = lib.TFN_KIND_FLOAT
+_KIND_BYTES = lib.TFN_KIND_BYTES
+_KIND_NONE = lib.TFN_KIND_NONE
+_KINDS = {"int64_list": _KIND_INT64, "float_list": _KIND_FLOAT, "bytes_list": _KIND_BYTES,
+          None: _KIND_NONE}
+_serialize_features = lib.tfn_example_serialize_features
+
+
+def _fast_state():
+    """Per thread: a scratch tfn_example, error, output slots and the tfn_feature
+    arrays by tuple of keys."""
+    st = (ffi.gc(_new_example(), lib.tfn_example_free), _ffi.new_error(),
+          ffi.new("const uint8_t **"), ffi.new("size_t *"), {})
+    _SCRATCH.fast = st
+    return st
+
+
+def _new_example():
+    ex = lib.tfn_example_new(ffi.NULL)
+    if ex == ffi.NULL:
+        raise MemoryError("tfn_example_new")
+    return ex
+
+
+def _new_layout(layouts, keys):
+    """A tfn_feature array with the keys set (their bytes kept alive with it)."""
+    arr = ffi.new("tfn_feature[]", max(1, len(keys)))
+    held = []
+    for i, k in enumerate(keys):
+        kb = _KEY_BYTES.get(k)
+        if kb is None:
+            kb = k.encode("utf-8")
+            if len(_KEY_BYTES) < 4096:  # feature names repeat record after record
+                _KEY_BYTES[k] = kb
+        c = ffi.new("char[]", kb)
+        held.append(c)
+        arr[i].key = c
+        arr[i].key_len = len(kb)
+    if len(layouts) >= 64:
+        layouts.clear()
+    # the items, then each item's kind as last set (a list, updated in place)
+    lay = layouts[keys] = (arr, [arr[i] for i in range(len(keys))], [0] * len(keys), held)
+    return lay
+
+
+def _total_size(feats):
+    """The serialized size protobuf names when a message is over 2 GB."""
+    ex = _scratch_example()
+    lib.tfn_example_clear(ex)
+    for k, (kind, arr) in feats.items():
+        kb = k.encode("utf-8")
+        if kind == "int64_list":
+            lib.tfn_example_set_int64s(ex, kb, len(kb), _from_buffer(_I64_ARRAY, arr),
+                                       len(arr), ffi.NULL)
+        elif kind == "float_list":
+            lib.tfn_example_set_floats(ex, kb, len(kb), _from_buffer(_F32_ARRAY, arr),
+                                       len(arr), ffi.NULL)
+        elif kind is None:
+            lib.tfn_example_set_none(ex, kb, len(kb), ffi.NULL)
+        else:
+            keep = []
+            lib.tfn_example_set_bytes(ex, kb, len(kb), _bytes_views(arr, keep), len(arr),
+                                      ffi.NULL)
+    size = lib.tfn_example_serialized_size(ex)
+    lib.tfn_example_clear(ex)
+    return size
 
 
 def _scratch_example():

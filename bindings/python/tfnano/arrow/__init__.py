@@ -2,11 +2,12 @@
 
     to_arrow(records, features=None) -> pyarrow.RecordBatch   (C batch parser)
     to_arrow(records, context, sequence_features=...)         (SequenceExamples)
-    from_arrow(batch_or_table)       -> serialized Examples   (C columnar encoder)
+    from_arrow(batch_or_table)       -> serialized Examples   (tfn_arrow_encode: one C pass)
     infer_features(records)          -> {key: feature config}  (the inferred schema)
     TFRecordReader(files, features)  -> Arrow stream (__arrow_c_stream__) of shards
 
-pyarrow is imported on first use; the C library knows nothing of Arrow. See
+pyarrow is imported on first use; the C library links no Arrow library (it reads
+Arrow memory through the Arrow C data interface). See
 docs/scale.md for the type mapping and the Dask, Beam, Spark and Ray recipes.
 """
 from ._from_arrow import from_arrow

@@ -1,10 +1,13 @@
-"""from_arrow: a pyarrow RecordBatch / Table -> serialized Examples.
+"""from_arrow: Arrow record batches -> serialized Examples.
 
-The Arrow buffers are handed to tfn_encode_columns as they are (values, list offsets,
-binary offsets): no Python object per row or value. Arrow nulls become absent
-features; rows are grouped by which columns are null and each group is encoded in
-one C call, so a batch with no nulls (or few null patterns) costs one or a few calls.
+Each record batch goes to tfn_arrow_encode through the Arrow C data interface (the
+batch's ``__arrow_c_array__`` capsules): one C pass over the Arrow buffers writes every
+row's Example, nulls becoming absent features. No Python object per row or value, no
+copy of the Arrow data.
 """
+import ctypes
+import re
+
 import numpy as np
 
 from .. import _ffi
@@ -13,119 +16,22 @@ from ._to_arrow import _pa
 ffi = _ffi.ffi
 lib = _ffi.lib
 
+# what the encoder's statuses mean for a table (as the column checks of before)
+_ERRORS = {lib.TFN_E_INVALID_ARG: ValueError, lib.TFN_E_TYPE: TypeError,
+           lib.TFN_E_OUT_OF_RANGE: ValueError}
+
 _bytes_per_example = [0.0]
 
-
-class _Native:
-    """One column's tfn_column fields, and the arrays keeping its memory alive."""
-
-    __slots__ = ("key", "dtype", "values", "width", "row_splits", "byte_offsets", "keep")
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
-def _leaf(pa, arr, key):
-    """(dtype code, values pointer, byte_offsets or None, keep) of a flat array."""
-    t = arr.type
-    if arr.null_count:
-        raise ValueError("column %r: null values inside lists cannot be written to a "
-                         "tf.train.Example (a whole row may be null: it is then absent)"
-                         % key)
-    if pa.types.is_dictionary(t):
-        return _leaf(pa, arr.dictionary_decode(), key)
-    if (pa.types.is_binary(t) or pa.types.is_string(t) or pa.types.is_large_binary(t)
-            or pa.types.is_large_string(t)):
-        bufs = arr.buffers()
-        large = pa.types.is_large_binary(t) or pa.types.is_large_string(t)
-        offs = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32)
-        offs = offs[arr.offset:arr.offset + len(arr) + 1].astype(np.int64)
-        data = bufs[2]
-        # strings that are all empty have no data buffer: the C side still wants a
-        # pointer when there are strings
-        ptr = ffi.from_buffer(data) if data is not None and data.size else \
-            ffi.new("char[]", 1)
-        return lib.TFN_BYTES, ptr, offs, (data, ptr, offs)
-    if pa.types.is_boolean(t) or pa.types.is_integer(t):
-        a = arr.to_numpy(zero_copy_only=False)
-        if a.dtype == np.int32:
-            code, ctype = lib.TFN_INT32, "int32_t[]"
-        else:
-            if a.dtype == np.uint64 and a.size and a.max() > (1 << 63) - 1:
-                raise ValueError("column %r: Value out of range: %d" % (key, int(a.max())))
-            a = a.astype(np.int64, copy=False)
-            code, ctype = lib.TFN_INT64, "int64_t[]"
-    elif pa.types.is_floating(t):
-        a = arr.to_numpy(zero_copy_only=False)
-        if a.dtype == np.float64:
-            code, ctype = lib.TFN_FLOAT64, "double[]"
-        else:
-            a = a.astype(np.float32, copy=False)
-            code, ctype = lib.TFN_FLOAT32, "float[]"
-    elif pa.types.is_temporal(t) and t.bit_width in (32, 64):
-        # the integer behind the value (epoch units), as TF users store times
-        return _leaf(pa, arr.view(pa.int64() if t.bit_width == 64 else pa.int32()), key)
-    else:
-        raise TypeError("column %r: Arrow type %s has no tf.train.Example mapping "
-                        "(integers, floats, bool, binary, string and (fixed-size) lists "
-                        "of them)" % (key, t))
-    a = np.ascontiguousarray(a)
-    ptr = ffi.from_buffer(ctype, a) if a.size else ffi.NULL
-    return code, ptr, None, (a, ptr)
-
-
-def _native(pa, key, arr):
-    """_Native for one column with no top-level null."""
-    c = _Native()
-    c.key = key.encode("utf-8")
-    c.row_splits = None
-    width = 1
-    t = arr.type
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        offs = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
-        splits = offs - offs[0] if len(offs) else np.zeros(1, np.int64)
-        arr = arr.flatten()
-        t = arr.type
-        c.row_splits = splits
-    while pa.types.is_fixed_size_list(t):
-        width *= t.list_size
-        if arr.null_count:
-            raise ValueError("column %r: null rows inside a nested list cannot be "
-                             "written to a tf.train.Example" % key)
-        arr = arr.flatten()
-        t = arr.type
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        raise TypeError("column %r: lists of variable-length lists have no "
-                        "tf.train.Example mapping (write the inner lengths as a column "
-                        "of their own)" % key)
-    c.dtype, c.values, c.byte_offsets, keep = _leaf(pa, arr, key)
-    if c.row_splits is not None:
-        if width != 1:
-            c.row_splits = c.row_splits * width
-        c.width = 0
-    else:
-        c.width = width
-    c.keep = [keep, c.row_splits]
-    return c
-
-
-def _encode(cols, n):
-    """tfn_encode_columns over [_Native] -> (data uint8 ndarray, offsets uint64)."""
-    arr = ffi.new("tfn_column[]", max(1, len(cols)))
-    keep = []
-    for i, c in enumerate(cols):
-        kb = ffi.from_buffer(c.key) if c.key else ffi.new("char[]", 1)
-        keep.append(kb)
-        arr[i].key = kb
-        arr[i].key_len = len(c.key)
-        arr[i].dtype = c.dtype
-        arr[i].values = c.values
-        arr[i].width = c.width
-        if c.row_splits is not None:
-            rs = ffi.from_buffer("int64_t[]", c.row_splits)
-            keep.append(rs)
-            arr[i].row_splits = rs
-        if c.byte_offsets is not None:
-            bo = ffi.from_buffer("int64_t[]", c.byte_offsets)
-            keep.append(bo)
-            arr[i].byte_offsets = bo
+def _encode_capsules(schema_capsule, array_capsule):
+    """(data uint8 ndarray, offsets uint64 ndarray) of one exported record batch."""
+    schema = ffi.cast("struct ArrowSchema *", _capsule_pointer(schema_capsule, b"arrow_schema"))
+    array = ffi.cast("struct ArrowArray *", _capsule_pointer(array_capsule, b"arrow_array"))
+    n = int(array.length)
     err = _ffi.new_error()
     offsets = np.empty(n + 1, dtype=np.uint64)
     offs_ptr = ffi.cast("uint64_t *", ffi.from_buffer(offsets))
@@ -134,84 +40,83 @@ def _encode(cols, n):
         cap = int(_bytes_per_example[0] * n * 1.125) + 4096
     else:
         total = ffi.new("uint64_t *")
-        _ffi.check(lib.tfn_encode_columns_size(arr, len(cols), n, ffi.NULL, total, err), err)
+        _ffi.check(lib.tfn_arrow_encode_size(schema, array, ffi.NULL, total, err), err,
+                   _ERRORS)
         cap = max(int(total[0]), 1)
     block = np.empty(cap, dtype=np.uint8)
-    rc = lib.tfn_encode_columns(arr, len(cols), n, ffi.from_buffer(block), cap, offs_ptr,
-                                written, err)
+    rc = lib.tfn_arrow_encode(schema, array, ffi.from_buffer(block), cap, offs_ptr, written,
+                              err)
     if rc == lib.TFN_E_BUF_TOO_SMALL:
         block = np.empty(max(int(written[0]), 1), dtype=np.uint8)
-        rc = lib.tfn_encode_columns(arr, len(cols), n, ffi.from_buffer(block), len(block),
-                                    offs_ptr, written, err)
-    _ffi.check(rc, err)
+        rc = lib.tfn_arrow_encode(schema, array, ffi.from_buffer(block), len(block), offs_ptr,
+                                  written, err)
+    _ffi.check(rc, err, _ERRORS)
     size = int(written[0])
     if n:
         _bytes_per_example[0] = size / n
-    del keep
     return block[:size], offsets
 
 
-def _encode_batch(pa, batch):
-    """(data, offsets) of one RecordBatch, nulls -> absent features."""
-    n = batch.num_rows
-    names = batch.schema.names
-    if len(set(names)) != len(names):
-        raise ValueError("duplicate column names: %r" % (names,))
-    nullable = [j for j in range(batch.num_columns) if batch.column(j).null_count]
-    if not nullable:
-        return _encode([_native(pa, names[j], batch.column(j))
-                        for j in range(batch.num_columns)], n)
-    # which of the nullable columns each row has: one code per row
-    valid = np.stack([batch.column(j).is_valid().to_numpy(zero_copy_only=False)
-                      for j in nullable], axis=1)
-    patterns, inverse = np.unique(valid, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    sizes = np.empty(n, dtype=np.int64)
-    starts = np.empty(n, dtype=np.int64)
-    parts = []
-    base = 0
-    for g, pattern in enumerate(patterns):
-        rows = np.flatnonzero(inverse == g)
-        absent = {nullable[k] for k in np.flatnonzero(~pattern)}
-        keep_cols = [j for j in range(batch.num_columns) if j not in absent]
-        sub = batch.select(keep_cols).take(pa.array(rows)) if keep_cols else None
-        if sub is None:
-            data, offs = np.empty(0, np.uint8), np.zeros(len(rows) + 1, np.uint64)
-        else:
-            data, offs = _encode([_native(pa, names[j], sub.column(i))
-                                  for i, j in enumerate(keep_cols)], len(rows))
-        offs = offs.astype(np.int64)
-        sizes[rows] = np.diff(offs)
-        starts[rows] = base + offs[:-1]
-        parts.append(data)
-        base += len(data)
-    joined = np.concatenate(parts) if parts else np.empty(0, np.uint8)
-    out_offs = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(sizes, out=out_offs[1:])
-    total = int(out_offs[-1])
-    # gather every row's bytes into row order in one numpy pass
-    index = np.repeat(starts - out_offs[:-1], sizes) + np.arange(total, dtype=np.int64)
-    return joined[index], out_offs.astype(np.uint64)
+def _plain_type(pa, t):
+    """`t` with every dictionary type replaced by its value type (None: no dictionary)."""
+    if pa.types.is_dictionary(t):
+        return _plain_type(pa, t.value_type) or t.value_type
+    if pa.types.is_fixed_size_list(t) or pa.types.is_list(t) or pa.types.is_large_list(t):
+        inner = _plain_type(pa, t.value_type)
+        if inner is None:
+            return None
+        if pa.types.is_fixed_size_list(t):
+            return pa.list_(inner, t.list_size)
+        return pa.large_list(inner) if pa.types.is_large_list(t) else pa.list_(inner)
+    return None
 
 
-def _batches(pa, data):
-    if isinstance(data, pa.RecordBatch):
-        return [data]
-    if isinstance(data, pa.Table):
-        return data.to_batches()
-    if hasattr(data, "__arrow_c_stream__"):
-        return pa.RecordBatchReader.from_stream(data)
+def _decode_dictionaries(pa, batch):
+    """Dictionary-encoded columns decoded (the C encoder reads plain values)."""
+    plain = [_plain_type(pa, f.type) for f in batch.schema]
+    if not any(p is not None for p in plain):
+        return batch
+    cols = [c if p is None else c.cast(p) for c, p in zip(batch.columns, plain)]
+    return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
+
+
+def _batches(data):
+    """The record batches of `data`, each an object with __arrow_c_array__."""
+    mod = type(data).__module__ or ""
+    if mod.startswith("pyarrow"):
+        pa = _pa()
+        if isinstance(data, pa.RecordBatch):
+            return [_decode_dictionaries(pa, data)]
+        if isinstance(data, pa.Table):
+            return [_decode_dictionaries(pa, b) for b in data.to_batches()]
     if hasattr(data, "__arrow_c_array__"):
-        return [pa.record_batch(data)]
+        return [data]
+    if hasattr(data, "__arrow_c_stream__"):
+        pa = _pa()
+        return (_decode_dictionaries(pa, b) for b in pa.RecordBatchReader.from_stream(data))
     raise TypeError("from_arrow expects a pyarrow RecordBatch or Table (or an object "
                     "with __arrow_c_stream__ / __arrow_c_array__), got %s"
                     % type(data).__name__)
 
 
+_ROW = re.compile(r"', row (\d+):")  # the C messages' "column '<key>', row <i>: "
+
+
 def encode_arrow(data):
-    """[(data, offsets)] per batch of `data`."""
-    pa = _pa()
-    return [_encode_batch(pa, b) for b in _batches(pa, data)]
+    """[(data, offsets)] per record batch of `data`."""
+    chunks, first = [], 0
+    for b in _batches(data):
+        try:
+            chunks.append(_encode_capsules(*b.__arrow_c_array__()))
+        except (ValueError, TypeError) as e:
+            if not first:
+                raise
+            # the C message counts rows from the batch's start: name the table's row
+            msg = _ROW.sub(lambda m: "', row %d:" % (int(m.group(1)) + first), str(e),
+                           count=1)
+            raise type(e)(msg) from None
+        first += len(chunks[-1][1]) - 1
+    return chunks
 
 
 def from_arrow(data, *, as_buffer=False, as_arrow=False):
@@ -221,13 +126,14 @@ def from_arrow(data, *, as_buffer=False, as_arrow=False):
     BytesList; a FixedSizeList or List of those -> a list feature (FixedSizeLists of
     FixedSizeLists are flattened row-major). A null row of a column leaves that
     feature out of that Example. Bytes are identical to building each
-    tf.train.Example and calling SerializeToString().
+    tf.train.Example and calling SerializeToString(). Any object exporting the Arrow
+    C data interface (``__arrow_c_array__`` of a struct array, ``__arrow_c_stream__``)
+    is read the same way.
 
     Returns a list of bytes; ``as_buffer=True``: (data, offsets) with record i at
     data[offsets[i]:offsets[i+1]]; ``as_arrow=True``: a pyarrow (Large)BinaryArray of
     the records, built on the same buffer (what Spark's mapInArrow / Ray want).
     """
-    pa = _pa()
     chunks = encode_arrow(data)
     if len(chunks) == 1:
         blob, offsets = chunks[0]
@@ -239,6 +145,7 @@ def from_arrow(data, *, as_buffer=False, as_arrow=False):
             base += len(d)
         offsets = np.concatenate(pieces)
     if as_arrow:
+        pa = _pa()
         large = len(blob) > (1 << 31) - 1
         o = offsets.astype(np.int64 if large else np.int32)
         return pa.Array.from_buffers(pa.large_binary() if large else pa.binary(),

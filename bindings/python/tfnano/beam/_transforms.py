@@ -1,11 +1,12 @@
-"""The Beam coder and PTransforms of tfnano.beam (see the package docstring)."""
+"""The Beam coder and the writing PTransform of tfnano.beam (see the package
+docstring); ReadExamples is in _read.py."""
 import io
 
 import numpy as np
 
 try:
     import apache_beam as beam
-    from apache_beam.io import filebasedsink, fileio
+    from apache_beam.io import filebasedsink
     from apache_beam.io.filesystem import CompressionTypes
 except ImportError:  # pragma: no cover - the message names the extra
     raise ImportError("tfnano.beam needs Apache Beam: pip install 'tfnano[beam]'") from None
@@ -172,50 +173,3 @@ class WriteExamples(beam.PTransform):
                 | "BatchElements" >> beam.BatchElements(**self._batching)
                 | "EncodeAndFrame" >> beam.Map(lambda b: _frame(*_encode_batch(b)))
                 | "Write" >> beam.io.Write(self._sink))
-
-
-def _read_file(readable_file, features, batch_size, output, compression):
-    from ..arrow._reader import read_record_batches
-    from .._parsing import parse_example
-    path = readable_file.metadata.path
-    comp = compression
-    if comp is None:
-        comp = "GZIP" if path.endswith(".gz") else ("ZLIB" if path.endswith(".zlib")
-                                                    else None)
-    with readable_file.open(compression_type=CompressionTypes.UNCOMPRESSED) as fh:
-        for records in read_record_batches(fh, comp, batch_size):
-            if output == "arrow":
-                from ..arrow import to_arrow
-                yield to_arrow(records, features)
-            elif output == "numpy":
-                yield {k: np.asarray(v) for k, v in parse_example(records, features).items()}
-            else:
-                yield from (bytes(r) for r in records.numpy())
-
-
-class ReadExamples(beam.PTransform):
-    """Reads TFRecord files of tf.train.Examples, a batch of records at a time.
-
-    features: {key: tf.io.FixedLenFeature / VarLenFeature / ...}. output: "arrow"
-    (default: pyarrow RecordBatches, as tfnano.arrow.to_arrow), "numpy" (dicts of
-    numpy arrays, as tf.io.parse_example; FixedLen features only) or "bytes" (the
-    serialized records). Files are matched with fileio.MatchFiles and each is read by
-    one worker; compression None means by extension (.gz GZIP, .zlib ZLIB)."""
-
-    def __init__(self, file_pattern, features=None, batch_size=4096, output="arrow",
-                 compression=None):
-        super().__init__()
-        if output not in ("arrow", "numpy", "bytes"):
-            raise ValueError("output must be 'arrow', 'numpy' or 'bytes', got %r" % output)
-        if output == "numpy" and not features:
-            raise ValueError("output='numpy' needs features")
-        self._args = (file_pattern, features, int(batch_size), output, compression)
-
-    def expand(self, pbegin):
-        pattern, features, batch_size, output, compression = self._args
-        return (pbegin
-                | "Match" >> fileio.MatchFiles(pattern)
-                | "Open" >> fileio.ReadMatches()
-                | "Reshuffle" >> beam.Reshuffle()
-                | "Parse" >> beam.FlatMap(_read_file, features, batch_size, output,
-                                          compression))

@@ -14,6 +14,8 @@ from .execute import cpu_count as _cpu_count  # noqa: F401
 from .options import OptimizationOptions, Options, ThreadingOptions  # noqa: F401
 from .plan import AUTOTUNE, INFINITE, UNKNOWN
 from .readers import TFRecordDataset
+from .line_readers import FixedLengthRecordDataset, TextLineDataset
 
-__all__ = ["AUTOTUNE", "Dataset", "Options", "TFRecordDataset", "experimental",
+__all__ = ["AUTOTUNE", "Dataset", "Options", "TFRecordDataset", "TextLineDataset",
+           "FixedLengthRecordDataset", "experimental",
            "INFINITE", "UNKNOWN"]

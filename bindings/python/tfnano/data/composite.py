@@ -168,6 +168,10 @@ class _SparseRows:
     def __len__(self):
         return self._n
 
+    def element_spec(self):
+        from .._trace import CompositeSpec
+        return CompositeSpec("sparse", self._vals.dtype, tuple(int(d) for d in self._shape))
+
     def __getitem__(self, i):
         from ..sparse import SparseTensor
         lo, hi = self._starts[i], self._starts[i + 1]
@@ -184,6 +188,11 @@ class _RaggedRows:
 
     def __len__(self):
         return len(self._rt)
+
+    def element_spec(self):
+        from .._trace import CompositeSpec
+        flat = np.asarray(self._rt.flat_values)
+        return CompositeSpec("ragged", flat.dtype, (None,) + flat.shape[1:], 0, self._dtype)
 
     def __getitem__(self, i):
         return _ragged_row(self._rt[i], self._dtype)

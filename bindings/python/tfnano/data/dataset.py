@@ -32,9 +32,10 @@ class Dataset:
 
     @property
     def element_spec(self):
-        """The structure of the elements (tfnano._trace.Spec leaves: dtype and shape,
-        None for unknown sizes), or None when a Python function hides it."""
-        return self._node.element_spec()
+        """The structure of the elements as TensorFlow gives it (tf.TensorSpec leaves,
+        SparseTensorSpec / RaggedTensorSpec for composites; None for unknown sizes), or
+        None when a function run per record in Python hides it."""
+        return structure.to_type_spec(self._node.element_spec())
 
     def explain(self, file=None):
         """Prints the plan as it will run (to `file`, default stdout): one line per

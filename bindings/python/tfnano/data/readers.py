@@ -15,7 +15,7 @@ import numpy as np
 from .. import errors
 from .._ffi import ffi
 from .._record import _tf_compression
-from .._tensor import Tensor, as_tensor
+from .._tensor import as_tensor, scalar_string
 from . import plan
 from .plan import AUTOTUNE
 
@@ -89,12 +89,6 @@ def join_views(parts):
     return RecordViews(np.concatenate([p.views for p in parts]), tuple(p.keep for p in parts))
 
 
-def scalar_string(b):
-    out = np.empty((), dtype=object)
-    out[()] = b
-    return out.view(Tensor)
-
-
 class _Chunks:
     """A file's records, a chunk at a time (at least CHUNK records or READ_BYTES, or
     to the end): (buffers kept alive, addresses, lengths, count). A read error after
@@ -127,13 +121,17 @@ class _Chunks:
                 if got is None:
                     self.close()
                     break
-                data, offs = got
+                if len(got) == 3:  # (data, starts, lengths): records need not touch
+                    data, starts, lengths = got
+                else:  # (data, offsets): records end to end
+                    data, offs = got
+                    starts, lengths = offs[:-1], np.diff(offs)
                 buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
                 bases.append((data, buf))
-                ptrs.append(offs[:-1].astype(np.uint64) +
+                ptrs.append(starts.astype(np.uint64) +
                             np.uint64(int(ffi.cast("uintptr_t", buf))))
-                lens.append(np.diff(offs).astype(np.uint64))
-                count += len(offs) - 1
+                lens.append(lengths.astype(np.uint64))
+                count += len(lengths)
                 nbytes += len(data)
         except BaseException as e:
             self.close()
@@ -144,6 +142,27 @@ class _Chunks:
             raise StopIteration
         return (bases, ptrs[0] if len(ptrs) == 1 else np.concatenate(ptrs),
                 lens[0] if len(lens) == 1 else np.concatenate(lens), count)
+
+    def read_one(self):
+        """The next record alone, as bytes read straight from the file (one copy, the
+        CRC computed during it), with no chunk; None at the end. An error closes the
+        file (tf.data then moves on to the next one)."""
+        if self.pending is not None:
+            e, self.pending = self.pending, None
+            raise e
+        if self.ended:
+            return None
+        try:
+            if self.reader is None:
+                self.reader = self.opener(self.source)
+                self.stats = getattr(self.opener, "stats", None)
+            rec = self.reader.next_record()
+        except BaseException:
+            self.close()
+            raise
+        if rec is None:
+            self.close()
+        return rec
 
     def close(self):
         self.ended = True
@@ -204,6 +223,28 @@ class _Slot:
             # big records: reading is a large share of the work, worth a thread
             from .workers import Producer
             self.chunks = _Ahead(Producer(self.chunks, 2, name="tfnano-read"))
+
+    def next_record(self, opener):
+        """The file's next record as bytes, or None when it is finished. Records already
+        buffered (a chunk read for next_records, or read ahead) come first; else the
+        record is read alone, straight into the bytes object returned."""
+        if self.avail():
+            return self.take_bytes()
+        if self.done:
+            return None
+        if self.chunks is None:
+            self.chunks = _Chunks(self.source, opener)
+        if isinstance(self.chunks, _Ahead):  # a read-ahead thread owns the reader
+            self.fill(opener)
+            return self.take_bytes() if self.avail() else None
+        try:
+            rec = self.chunks.read_one()
+        except BaseException:
+            self.finish()
+            raise
+        if rec is None:
+            self.finish()
+        return rec
 
     def take_bytes(self):
         p = self.pos
@@ -268,14 +309,25 @@ class RecordSourceStage(plan.Stage):
             self._i += 1
 
     def __next__(self):
+        """One record (a scalar string tensor): read alone from its file, straight into
+        its bytes object (no chunk is copied first), in interleave order."""
         if self._slots is None:
             self._start()
-        s = self._turn()
-        if s is None:
-            raise StopIteration
-        rec = s.take_bytes()
-        self._advance(1)
-        return scalar_string(rec)
+        slots = self._slots
+        while slots:
+            self._i %= len(slots)
+            rec = slots[self._i].next_record(self._opener)  # an error: the slot is done
+            if rec is not None:
+                self._advance(1)
+                return scalar_string(rec)
+            # the file is finished: the next file takes its place and waits a turn
+            self._in_block = 0
+            if self._files:
+                slots[self._i] = _Slot(self._files.pop(0))
+                self._i += 1
+            else:
+                slots.pop(self._i)
+        raise StopIteration
 
     def next_records(self, n):
         if self._slots is None:

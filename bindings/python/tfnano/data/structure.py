@@ -87,9 +87,22 @@ def tf_shape(shape):
 # ---- element specs (structures of _trace.Spec; None where unknown)
 
 def spec_of_value(x):
-    from .._trace import Spec
+    from .._trace import CompositeSpec, Spec
     if hasattr(x, "_tfn_joined") or hasattr(x, "_tfn_views"):
         return Spec(object, (None,))
+    kind = type(x).__name__
+    if kind == "RaggedRow":  # a row of a ragged-rank-1 RaggedTensor (TF: ragged_rank 0)
+        a = x.view(np.ndarray)
+        return CompositeSpec("ragged", a.dtype, (None,) + a.shape[1:], 0,
+                             getattr(x, "_tfn_splits_dtype", np.dtype(np.int64)))
+    if kind == "SparseTensor" and hasattr(x, "dense_shape"):
+        return CompositeSpec("sparse", np.asarray(x.values).dtype,
+                             tuple(int(d) for d in np.asarray(x.dense_shape)))
+    if kind == "RaggedTensor" and hasattr(x, "flat_values"):
+        flat = np.asarray(x.flat_values)
+        return CompositeSpec("ragged", flat.dtype, (int(x.nrows()),) +
+                             (None,) * x.ragged_rank + flat.shape[1:], x.ragged_rank,
+                             np.asarray(x.row_splits).dtype)
     a = np.asarray(x)
     return Spec(a.dtype, a.shape)
 
@@ -100,16 +113,104 @@ def element_spec_of(element):
 
 def batch_spec(spec, size=None):
     """The spec of a batch of elements of `spec` (record axis first)."""
-    from .._trace import Spec
+    from .._trace import CompositeSpec, Spec
     if spec is None:
         return None
     return map_structure(
-        lambda s: Spec(s.dtype, None if s.shape is None else (size,) + s.shape), spec)
+        lambda s: s.batched(size) if isinstance(s, CompositeSpec) else
+        Spec(s.dtype, None if s.shape is None else (size,) + s.shape), spec)
 
 
 def unbatch_spec(spec):
-    from .._trace import Spec
+    from .._trace import CompositeSpec, Spec
+
+    def unbatched(s):
+        shape = None if not s.shape else s.shape[1:]
+        if isinstance(s, CompositeSpec):
+            return CompositeSpec(s.kind, s.dtype, shape, max(s.ragged_rank - 1, 0),
+                                 s.row_splits_dtype)
+        return Spec(s.dtype, shape)
     if spec is None:
         return None
-    return map_structure(
-        lambda s: Spec(s.dtype, None if not s.shape else s.shape[1:]), spec)
+    return map_structure(unbatched, spec)
+
+
+def to_type_spec(spec):
+    """The public element_spec of an internal one: each _trace.Spec leaf becomes
+    tf.TensorSpec, SparseTensorSpec or RaggedTensorSpec, as TensorFlow prints them. A
+    leaf whose dtype is unknown (a py_function declared without Tout) stays as it is."""
+    if spec is None:
+        return None
+    from .._trace import CompositeSpec, Spec
+    from ..ops.specs import RaggedTensorSpec, SparseTensorSpec, TensorSpec
+
+    def convert(s):
+        if not isinstance(s, Spec) or s.dtype is None:
+            return s
+        if isinstance(s, CompositeSpec):
+            if s.kind == "sparse":
+                return SparseTensorSpec(s.shape, s.dtype)
+            shape = s.shape if s.shape is not None else None
+            rank = s.ragged_rank if shape is None or s.ragged_rank < len(shape) else \
+                len(shape) - 1
+            return RaggedTensorSpec(shape, s.dtype, rank,
+                                    s.row_splits_dtype if s.row_splits_dtype is not None
+                                    else np.int64)
+        return TensorSpec(s.shape, s.dtype)
+    return map_structure(convert, spec)
+
+
+def from_type_spec(spec):
+    """An internal spec (_trace.Spec leaves) from a structure of TensorSpec /
+    SparseTensorSpec / RaggedTensorSpec (or internal specs, kept)."""
+    if spec is None:
+        return None
+    from .. import dtypes
+    from .._trace import CompositeSpec, Spec
+
+    def convert(s):
+        if isinstance(s, Spec) or not hasattr(s, "dtype") or not hasattr(s, "shape"):
+            return s
+        shape = None if s.shape is None or s.shape.rank is None else tuple(s.shape.as_list())
+        dtype = dtypes.as_dtype(s.dtype).as_numpy_dtype
+        kind = type(s).__name__
+        if kind == "SparseTensorSpec":
+            return CompositeSpec("sparse", dtype, shape)
+        if kind == "RaggedTensorSpec":
+            return CompositeSpec("ragged", dtype, shape, s.ragged_rank,
+                                 dtypes.as_dtype(s.row_splits_dtype).as_numpy_dtype)
+        return Spec(dtype, shape)
+    return map_structure(convert, spec)
+
+
+def merge_specs(a, b):
+    """The spec of elements of either `a` or `b` (concatenate): the same structure and
+    dtypes, each size kept where both agree; None when they differ or one is unknown."""
+    from .._trace import CompositeSpec, Spec
+    if a is None or b is None:
+        return None
+    la, lb = flatten(a), flatten(b)
+    if len(la) != len(lb) or _shape_of_structure(a) != _shape_of_structure(b):
+        return None
+    out = []
+    for x, y in zip(la, lb):
+        if type(x) is not type(y) or x.dtype != y.dtype:
+            return None
+        shape = None if x.shape is None or y.shape is None or len(x.shape) != len(y.shape) \
+            else tuple(p if p == q else None for p, q in zip(x.shape, y.shape))
+        if isinstance(x, CompositeSpec):
+            if (x.kind, x.ragged_rank) != (y.kind, y.ragged_rank):
+                return None
+            out.append(CompositeSpec(x.kind, x.dtype, shape, x.ragged_rank,
+                                     x.row_splits_dtype))
+        else:
+            out.append(Spec(x.dtype, shape))
+    return pack(a, out)
+
+
+def _shape_of_structure(s):
+    if isinstance(s, dict):
+        return ("dict", tuple((k, _shape_of_structure(s[k])) for k in sorted(s)))
+    if isinstance(s, tuple):
+        return ("tuple", tuple(_shape_of_structure(v) for v in s))
+    return None

@@ -7,7 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._trace import Spec, Symbol, traceable
-from .._tensor import Tensor
+from .._tensor import Tensor, scalar_string
 from . import _batch, _codec
 
 def _invalid(msg):
@@ -202,8 +202,26 @@ def is_jpeg(contents, name=None):
     return np.array(_codec.format_of(_codec.contents_bytes(contents)) == 1).view(Tensor)
 
 
-encode_jpeg = traceable("encode_jpeg")(_codec.encode_jpeg)
-encode_png = traceable("encode_png")(_codec.encode_png)
+def _scalar_string_infer(*args, **kwargs):
+    return Spec(object, ())
+
+
+@traceable("encode_jpeg", infer=_scalar_string_infer)
+def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002
+                optimize_size=False, chroma_downsampling=True, density_unit="in",
+                x_density=300, y_density=300, xmp_metadata="", name=None):
+    """tf.io.encode_jpeg / tf.image.encode_jpeg: uint8 HWC (1 or 3 channels) to a
+    scalar string Tensor of JPEG bytes (``.numpy()`` gives the bytes)."""
+    return scalar_string(_codec.encode_jpeg(
+        image, format, quality, progressive, optimize_size, chroma_downsampling,
+        density_unit, x_density, y_density, xmp_metadata))
+
+
+@traceable("encode_png", infer=_scalar_string_infer)
+def encode_png(image, compression=-1, name=None):
+    """tf.io.encode_png / tf.image.encode_png: uint8 or uint16 HWC (1-4 channels) to a
+    scalar string Tensor of PNG bytes."""
+    return scalar_string(_codec.encode_png(image, compression))
 
 
 # ------------------------------------------------------------------ resizing

@@ -218,6 +218,10 @@ class _Plan:
         self.var = [(k, dt) for k, dt in sparse.items()] + \
                    [(k, v[0]) for k, v in ragged.items()]
         self.var_index = {k: len(self.dense) + i for i, (k, _) in enumerate(self.var)}
+        # The result dict in TensorFlow's key order: VarLen, dense (FixedLen and
+        # FixedLenSequence), Ragged, then SparseFeature keys, each group sorted.
+        rank = {"varlen": 0, "dense": 1, "ragged": 2, "sparse": 3}
+        self.outputs.sort(key=lambda o: (rank[o[1]], o[0]))
         self.sparse_out = {k for k, kind, _ in self.outputs if kind == "varlen"}
         self._compile()
         self._local = threading.local()
@@ -579,19 +583,22 @@ def parse(serialized, features, names=None, single=False):
     RaggedTensor} as tf.io.parse_example / parse_single_example."""
     plan = get_plan(features)
     n, dense, var = _scan_fill(plan, serialized, names, single)
-    result = {}
-    for key, kind, f in plan.outputs:
+    made = {}
+    # SparseFeatures and RaggedFeatures are built in key order, as TensorFlow's
+    # _construct_tensors_for_composite_features does (so its first error is raised);
+    # the dict is then in TensorFlow's output order
+    for key, kind, f in sorted(plan.outputs, key=lambda o: o[0]):
         if kind == "dense":
             a = dense[key]
-            result[key] = as_tensor(a.reshape(a.shape[1:]) if single else a)
+            made[key] = as_tensor(a.reshape(a.shape[1:]) if single else a)
         elif kind == "varlen":
-            result[key] = _sparse_from(var[key], var[key + "\0splits"], single,
-                                       var.get(key + "\0indices"))
+            made[key] = _sparse_from(var[key], var[key + "\0splits"], single,
+                                     var.get(key + "\0indices"))
         elif kind == "sparse":
-            result[key] = _sparse_feature(key, f, var, n, single)
+            made[key] = _sparse_feature(key, f, var, n, single)
         else:
-            result[key] = _ragged_feature(key, f, var, n, single)
-    return result
+            made[key] = _ragged_feature(key, f, var, n, single)
+    return {key: made[key] for key, _, _ in plan.outputs}
 
 
 def parse_example(serialized, features, example_names=None):
@@ -718,7 +725,7 @@ def parse_records_batched(serialized, features, names, int32_keys, sink):
             sink[(arr.__array_interface__["data"][0], arr.shape)] = lengths
         out[key] = as_tensor(arr)
 
-    for key, kind, f in plan.outputs:
+    for key, kind, f in sorted(plan.outputs, key=lambda o: o[0]):  # errors in key order
         if kind == "dense":
             emit(key, dense[key], dense[key + "\0lengths"] if configs[key].seq else None)
         elif kind == "varlen":
@@ -731,7 +738,7 @@ def parse_records_batched(serialized, features, names, int32_keys, sink):
             arr, rows = _rows_padded(var[vk], var[vk + "\0splits"],
                                      _ragged_layout(f)[1], key)
             emit(key, arr, rows)
-    return out
+    return {key: out[key] for key, _, _ in plan.outputs}
 
 
 def _trace_error():

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._tensor import as_tensor
+from .._trace import traceable
 
 
 def _invalid(msg):
@@ -50,6 +51,27 @@ def _numpy(x):
 
 # ----------------------------------------------------------------- decode_raw
 
+def _decode_raw_infer(input_bytes, out_type, little_endian=True, fixed_length=None,
+                      name=None):
+    from .._trace import Spec, Symbol
+    tname = _dtype_name(out_type)
+    npt = np.dtype(_TYPES[tname][1]) if tname in _TYPES else None
+    shape = input_bytes.spec.shape if isinstance(input_bytes, Symbol) else np.shape(
+        input_bytes)
+    per = None
+    if fixed_length is not None and npt is not None and not isinstance(fixed_length, Symbol):
+        per = int(_numpy(fixed_length)) // npt.itemsize
+    return Spec(npt, None if shape is None else tuple(shape) + (per,))
+
+
+def _decode_raw_batch(input_bytes, out_type, little_endian=True, fixed_length=None,
+                      name=None):
+    # A batch of strings decodes as one tensor of them: the record axis stays first (a
+    # batch whose strings differ in size fails, and runs again per record).
+    return decode_raw(input_bytes, out_type, little_endian, fixed_length)
+
+
+@traceable("io.decode_raw", batch=_decode_raw_batch, infer=_decode_raw_infer)
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
     """``tf.io.decode_raw``: each string's bytes as a vector of `out_type`; the output
     has the input's shape plus one dimension."""

@@ -33,8 +33,10 @@ def to_array(x, dtype=None):
     text bytes objects)."""
     if dtype is not None:
         return plain(constant(x, dtype=dtype))
-    if isinstance(x, np.ndarray) and x.dtype.kind not in "SU":
-        return plain(x)
+    if isinstance(x, np.ndarray):
+        x = plain(x)  # numpy's dtype from here on (a Tensor's .dtype is TensorFlow's)
+        if x.dtype.kind not in "SU":
+            return x
     return plain(_infer(x))
 
 

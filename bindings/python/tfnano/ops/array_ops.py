@@ -993,4 +993,28 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
 # explain() names them) and run per record.
 split = traceable("split", batch=None)(split)
 gather_nd = traceable("gather_nd", batch=None)(gather_nd)
-searchsorted = traceable("searchsorted", batch=None)(searchsorted)
+
+
+def _searchsorted_batch(sorted_sequence, values, side="left", out_type=_dt.int32,
+                        name=None):
+    # A 1-D sequence (a constant: bucketizing each record's values), or sequence and
+    # values both batched (row by row): one search of the whole batch. A constant
+    # sequence of higher rank is searched record by record.
+    if np.ndim(sorted_sequence) == 1 or np.ndim(sorted_sequence) == np.ndim(values):
+        return _searchsorted.__wrapped__(sorted_sequence, values, side, out_type)
+    return wrap(np.stack([np.asarray(_searchsorted.__wrapped__(sorted_sequence, v, side,
+                                                               out_type)) for v in values]))
+
+
+_searchsorted = traceable("searchsorted", batch=_searchsorted_batch)(searchsorted)
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=None):  # noqa
+    """``tf.searchsorted`` along the last axis (a Python list holding traced values is
+    packed first, as TensorFlow converts it)."""
+    from .._trace import has_symbol
+    if isinstance(values, (list, tuple)) and has_symbol(values):
+        values = stack(values)
+    if isinstance(sorted_sequence, (list, tuple)) and has_symbol(sorted_sequence):
+        sorted_sequence = stack(sorted_sequence)
+    return _searchsorted(sorted_sequence, values, side, out_type)

@@ -1,10 +1,20 @@
 """``tf.cond``, ``tf.case``, ``tf.switch_case``, ``tf.while_loop``: eager, they call the
-chosen function (as TensorFlow does eagerly). A predicate known only per record (a
-traced value inside a tf.data map) makes the trace stop with that reason, so the map
-runs per record in Python, where these work unchanged."""
+chosen function (as TensorFlow does eagerly).
+
+Inside a traced tf.data map, ``tf.cond`` on a per-record predicate is traced as
+TensorFlow traces it: both branches are recorded (each into its own list of nodes),
+their outputs must agree in structure and dtypes (TensorFlow's TypeError, raised at
+``map()``), and one ``cond`` node stands for the whole. Per record it runs only the
+branch the predicate picks; on a batch it runs both branches on the whole batch and
+picks each record's result with ``where`` (when the batch fails, e.g. the branch not
+taken fails on some record, the batch is run again per record, which gives exactly
+TensorFlow's result). Branches whose outputs differ in static shape run per record.
+The other ops with a per-record predicate (case, switch_case, while_loop) make the
+trace stop with that reason, so the map runs per record in Python."""
 import numpy as np
 
-from .._trace import Symbol, TraceError
+from .._trace import (Node, Spec, Symbol, TraceError, _leaves, _map, _Op, _pairs,
+                      active_graph, user_error)
 from ._common import plain
 
 
@@ -29,6 +39,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("'true_fn' must be callable.")
     if not callable(false_fn):
         raise TypeError("'false_fn' must be callable.")
+    if isinstance(pred, Symbol) and active_graph() is pred.graph:
+        return _traced_cond(pred, true_fn, false_fn)
     return true_fn() if _truth(pred, "tf.cond") else false_fn()
 
 
@@ -85,3 +97,190 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return state[0]
     return type(loop_vars)(state) if not hasattr(loop_vars, "_fields") else \
         type(loop_vars)(*state)
+
+
+# ------------------------------------------------------------------ traced cond
+
+class _Branch:
+    """One traced branch: its nodes, its outputs (a structure of Symbols and
+    constants), and the Symbols it reads from outside (held here, out of reach of
+    Graph.run's argument mapping)."""
+    __slots__ = ("nodes", "outputs")
+
+    def __init__(self, nodes, outputs):
+        self.nodes, self.outputs = nodes, outputs
+
+
+class _Captures:
+    __slots__ = ("symbols",)
+
+    def __init__(self, symbols):
+        self.symbols = symbols
+
+
+def _record(graph, fn):
+    start = len(graph.nodes)
+    out = fn()
+    nodes = graph.nodes[start:]
+    del graph.nodes[start:]
+    return _Branch(nodes, out)
+
+
+def _node_symbols(node):
+    return [x for x in _leaves((node.args, node.kwargs)) if isinstance(x, Symbol)]
+
+
+def _captures(pred, branches):
+    """Symbols the branches read that they do not make (in first-use order)."""
+    made, seen, out = set(), set(), []
+    for b in branches:
+        for node in b.nodes:
+            for x in _node_symbols(node):
+                if x.index not in made and x.index not in seen:
+                    seen.add(x.index)
+                    out.append(x)
+            for x in _leaves(node.outputs):
+                if isinstance(x, Symbol):
+                    made.add(x.index)
+        for x in _leaves(b.outputs):
+            if isinstance(x, Symbol) and x.index not in made and x.index not in seen:
+                seen.add(x.index)
+                out.append(x)
+    return [x for x in out if x is not pred]
+
+
+def _spec_of(x):
+    if isinstance(x, Symbol):
+        if isinstance(x.spec, Spec) and type(x.spec) is not Spec:
+            raise TraceError("tf.cond branches returning a SparseTensor / RaggedTensor")
+        return x.spec
+    from .._tensor import convert_to_tensor
+    a = np.asarray(convert_to_tensor(x))
+    return Spec(a.dtype, a.shape)
+
+
+def _flat_with_paths(s):
+    """The leaves of a branch output in tf.nest order, and a comparable skeleton."""
+    if isinstance(s, dict):
+        keys = sorted(s)
+        return [x for k in keys for x in _flat_with_paths(s[k])]
+    if isinstance(s, (list, tuple)):
+        return [x for v in s for x in _flat_with_paths(v)]
+    return [s]
+
+
+def _skeleton(s):
+    if isinstance(s, dict):
+        return ("dict", tuple((k, _skeleton(s[k])) for k in sorted(s)))
+    if isinstance(s, (list, tuple)):
+        return (type(s).__name__ if not hasattr(s, "_fields") else type(s),
+                tuple(_skeleton(v) for v in s))
+    return None
+
+
+def _describe(s):
+    from .. import dtypes
+
+    def one(x):
+        sp = _spec_of(x)
+        return "Tensor(shape=%s, dtype=%s)" % (
+            "<unknown>" if sp.shape is None else tuple(sp.shape),
+            dtypes.as_dtype(sp.dtype).name if sp.dtype is not None else "?")
+    return repr(_map(one, s)).replace("'Tensor(", "Tensor(").replace(")'", ")")
+
+
+def _disagree(t, f, why):
+    return user_error(TypeError(
+        "true_fn and false_fn arguments to tf.cond must have the same number, type, and "
+        "overall structure of return values.\n\ntrue_fn output: %s\nfalse_fn output: "
+        "%s\n\nError details:\n%s" % (_describe(t), _describe(f), why)))
+
+
+def _merged_shape(a, b):
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _traced_cond(pred, true_fn, false_fn):
+    spec = pred.spec
+    if spec.dtype is None or spec.dtype.kind != "b" or spec.shape != ():
+        raise TraceError("tf.cond on a predicate that is not a scalar bool")
+    graph = pred.graph
+    tb, fb = _record(graph, true_fn), _record(graph, false_fn)
+    if tb.outputs is None and fb.outputs is None:
+        raise TraceError("tf.cond branches returning None")
+    tl, fl = _flat_with_paths(tb.outputs), _flat_with_paths(fb.outputs)
+    if len(tl) != len(fl):
+        raise user_error(AssertionError([len(tl), len(fl)]))
+    if _skeleton(tb.outputs) != _skeleton(fb.outputs):
+        raise _disagree(tb.outputs, fb.outputs, "The two structures don't have the same "
+                        "nested structure.")
+    specs = []
+    for a, b in zip(tl, fl):
+        sa, sb = _spec_of(a), _spec_of(b)
+        if sa.dtype != sb.dtype:
+            raise _disagree(tb.outputs, fb.outputs, "dtypes differ: %s and %s"
+                            % (sa.dtype, sb.dtype))
+        specs.append(Spec(sa.dtype, _merged_shape(sa.shape, sb.shape)))
+    caps = _captures(pred, (tb, fb))
+    vectorizable = all(n.op.batch is not None for b in (tb, fb) for n in b.nodes) and all(
+        _spec_of(a).shape == _spec_of(b).shape and _spec_of(a).shape is not None
+        and None not in _spec_of(a).shape for a, b in zip(tl, fl))
+    op = _Op("cond", _cond_record, _cond_batch if vectorizable else None, None)
+    it = iter(specs)
+    outputs = _map(lambda _: graph.placeholder(next(it)), tb.outputs)
+    kwargs = {"branches": (tb, fb), "captures": _Captures(caps)}
+    graph.nodes.append(Node(op, (pred, list(caps)), kwargs, outputs))
+    return _map(lambda x: x, outputs)
+
+
+def _run_branch(branch, captures, values, batched):
+    env = {s.index: v for s, v in zip(captures.symbols, values)}
+
+    def value(x):
+        return _map(lambda s: env[s.index] if isinstance(s, Symbol) else s, x)
+    for node in branch.nodes:
+        args, kwargs = value(node.args), value(node.kwargs)
+        out = node.op.run_batch(node, args, kwargs) if batched else node.op.fn(*args,
+                                                                            **kwargs)
+        for sym, val in _pairs(node.outputs, out):
+            env[sym.index] = val
+    return value(branch.outputs)
+
+
+def _as_tensor_leaf(x):
+    from .._tensor import convert_to_tensor
+    return convert_to_tensor(x)
+
+
+def _cond_record(pred, values, branches, captures):
+    """One record: only the branch the predicate picks runs."""
+    branch = branches[0] if bool(np.asarray(pred)) else branches[1]
+    return _map(_as_tensor_leaf, _run_branch(branch, captures, values, False))
+
+
+def _cond_batch(pred, values, branches, captures):
+    """A batch: both branches on every record, each record's result picked."""
+    from .._tensor import as_tensor
+    p = np.asarray(pred).astype(bool).reshape(-1)
+    n = len(p)
+    leaves = []
+    for branch in branches:
+        out = _run_branch(branch, captures, values, True)
+        leaves.append([_batched_leaf(v, n, isinstance(t, Symbol)) for t, v in zip(
+            _flat_with_paths(branch.outputs), _flat_with_paths(out))])
+    picked = []
+    for a, b in zip(*leaves):
+        if a.shape != b.shape:
+            raise ValueError("tf.cond branches gave shapes %s and %s for a batch"
+                             % (a.shape, b.shape))
+        picked.append(as_tensor(np.where(p.reshape((n,) + (1,) * (a.ndim - 1)), a, b)))
+    it = iter(picked)
+    return _map(lambda _: next(it), branches[0].outputs)
+
+
+def _batched_leaf(x, n, batched):
+    """A branch result as a batch: computed ones are, constants are repeated."""
+    a = np.asarray(x if batched else _as_tensor_leaf(x))
+    return a if batched else np.broadcast_to(a, (n,) + a.shape)

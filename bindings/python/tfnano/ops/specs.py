@@ -205,3 +205,104 @@ class TensorSpec:
 
     def __reduce__(self):
         return (TensorSpec, (self._shape.dims, self._dtype.name, self._name))
+
+
+class SparseTensorSpec:
+    """``tf.SparseTensorSpec(shape=None, dtype=tf.float32)``: the type of a
+    SparseTensor (its dense shape, None for unknown sizes, and its values' dtype)."""
+    __slots__ = ("_shape", "_dtype")
+
+    def __init__(self, shape=None, dtype=_dt.float32):
+        self._shape = as_shape(shape)
+        self._dtype = _dt.as_dtype(dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    value_type = property(lambda self: _lazy("tfnano.sparse", "SparseTensor"))
+
+    def is_compatible_with(self, other):
+        return (isinstance(other, SparseTensorSpec) and self._dtype == other.dtype and
+                self._shape.is_compatible_with(other.shape))
+
+    def __eq__(self, other):
+        return (type(other) is SparseTensorSpec and self._dtype == other._dtype and
+                self._shape == other._shape)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((SparseTensorSpec, self._shape, self._dtype))
+
+    def __repr__(self):
+        return "SparseTensorSpec(%r, %r)" % (self._shape, self._dtype)
+
+    def __reduce__(self):
+        return (SparseTensorSpec, (self._shape.dims, self._dtype.name))
+
+
+class RaggedTensorSpec:
+    """``tf.RaggedTensorSpec(shape=None, dtype=tf.float32, ragged_rank=None,
+    row_splits_dtype=tf.int64, flat_values_spec=None)``: the type of a RaggedTensor
+    (ragged_rank defaults to rank - 1)."""
+    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype",
+                 "_flat_values_spec")
+
+    def __init__(self, shape=None, dtype=_dt.float32, ragged_rank=None,
+                 row_splits_dtype=_dt.int64, flat_values_spec=None):
+        self._shape = as_shape(shape)
+        self._dtype = _dt.as_dtype(dtype if flat_values_spec is None
+                                   else flat_values_spec.dtype)
+        rank = self._shape.rank
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = rank - 1
+        if not isinstance(ragged_rank, int):
+            raise TypeError("ragged_rank must be an int")
+        if rank is not None and ragged_rank >= rank:
+            raise ValueError("Argument `ragged_rank` (%d) must be less than rank (%d)."
+                             % (ragged_rank, rank))
+        self._ragged_rank = ragged_rank
+        self._row_splits_dtype = _dt.as_dtype(row_splits_dtype)
+        self._flat_values_spec = flat_values_spec
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    ragged_rank = property(lambda self: self._ragged_rank)
+    row_splits_dtype = property(lambda self: self._row_splits_dtype)
+    flat_values_spec = property(lambda self: self._flat_values_spec)
+    value_type = property(lambda self: _lazy("tfnano.ragged", "RaggedTensor"))
+
+    def is_compatible_with(self, other):
+        return (isinstance(other, RaggedTensorSpec) and self._dtype == other.dtype and
+                self._ragged_rank == other.ragged_rank and
+                self._row_splits_dtype == other.row_splits_dtype and
+                self._shape.is_compatible_with(other.shape))
+
+    def __eq__(self, other):
+        return (type(other) is RaggedTensorSpec and self._dtype == other._dtype and
+                self._shape == other._shape and self._ragged_rank == other._ragged_rank and
+                self._row_splits_dtype == other._row_splits_dtype)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((RaggedTensorSpec, self._shape, self._dtype, self._ragged_rank))
+
+    def __repr__(self):
+        text = "RaggedTensorSpec(%r, %r, %d, %r" % (self._shape, self._dtype,
+                                                   self._ragged_rank, self._row_splits_dtype)
+        if self._flat_values_spec is not None:
+            text += ", flat_values_spec=%r" % (self._flat_values_spec,)
+        return text + ")"
+
+    def __reduce__(self):
+        return (RaggedTensorSpec, (self._shape.dims, self._dtype.name, self._ragged_rank,
+                                   self._row_splits_dtype.name, self._flat_values_spec))
+
+
+def _lazy(module, name):
+    import importlib
+    return getattr(importlib.import_module(module), name)

@@ -14,6 +14,8 @@ from ._common import lenient_infer, plain, same_shape_infer, shift_axis, to_arra
 
 def _strings(x, op="string op"):
     a = to_array(x)
+    if a.dtype != object and a.size == 0 and not isinstance(x, (np.ndarray, np.generic)):
+        return np.empty(a.shape, object)  # [] is an empty string tensor
     if a.dtype != object and not isinstance(x, (np.ndarray, np.generic)):
         raise TypeError("Cannot convert %r to EagerTensor of dtype string" % (x,))
     if a.dtype != object:
@@ -389,11 +391,200 @@ def _spec_scalar_string():
     return Spec(object, ())
 
 
+# ------------------------------------------------------------------ hash buckets
+# The hashes are C (lib/base/hash.c, bit-exact with TensorFlow): the strings are laid
+# end to end and hashed in one call.
+
+_FINGERPRINT64, _TF_HASH64, _SIPHASH24 = 1, 2, 3  # tfn_hash_kind
+
+
+def _num_buckets(num_buckets, op, input_name="input"):
+    n = int(plain(num_buckets)) if isinstance(num_buckets, np.ndarray) else int(num_buckets)
+    if not -2 ** 63 <= n < 2 ** 63:  # TensorFlow's failed int64 conversion gives -1
+        n = -1
+    if n < 1:
+        raise InvalidArgumentError(
+            None, None, "Value for attr 'num_buckets' of %d must be at least minimum 1\n\t; "
+            "NodeDef: {{node %s}}; Op<name=%s; signature=%s:string -> output:int64; "
+            "attr=num_buckets:int,min=1>" % (n, op, op, input_name))
+    return n
+
+
+def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None):
+    """The hash (`num_buckets` 0) or bucket of each string of a 1-D object array of
+    bytes, as uint64, in one C call over the strings laid end to end."""
+    items = flat.tolist()
+    try:
+        data = b"".join(items)
+    except TypeError:  # text among the bytes
+        items = [v if v.__class__ is bytes else _text(v) for v in items]
+        data = b"".join(items)
+    from .._ffi import check, ffi, lib, new_error
+    offsets = np.zeros(len(items) + 1, np.int64)
+    if items:
+        np.cumsum(np.fromiter(map(len, items), np.int64, len(items)), out=offsets[1:])
+    out = np.empty(len(items), np.uint64)
+    err = new_error()
+    check(lib.tfn_hash_strings(kind, ffi.from_buffer("uint8_t[]", data) if data else ffi.NULL,
+                               ffi.from_buffer("int64_t[]", offsets), len(items),
+                               ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
+                               num_buckets, ffi.from_buffer("uint64_t[]", out), err), err)
+    return out
+
+
+def _hash_buckets(input, num_buckets, kind, op, key=None, input_name="input"):  # noqa: A002
+    if type(input).__name__ == "RaggedTensor" and hasattr(input, "with_flat_values"):
+        return input.with_flat_values(
+            _hash_buckets(input.flat_values, num_buckets, kind, op, key, input_name))
+    n = _num_buckets(num_buckets, op, input_name)
+    a = _strings(input, op)
+    out = hash_flat(a.reshape(-1), kind, n, key)  # buckets < num_buckets fit int64
+    return wrap(out.view(np.int64).reshape(a.shape))
+
+
+@traceable("strings.to_hash_bucket_fast", batch="elementwise",
+           infer=same_shape_infer(np.int64))
 def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002
-    raise NotImplementedError(
-        "tf.strings.to_hash_bucket_fast uses FarmHash Fingerprint64, which tfnano does "
-        "not implement; hash strings yourself (e.g. hashlib) or keep this step in "
-        "TensorFlow")
+    """``tf.strings.to_hash_bucket_fast``: FarmHash Fingerprint64 of each string modulo
+    `num_buckets` (int64, the input's shape), bit-exact with TensorFlow."""
+    return _hash_buckets(input, num_buckets, _FINGERPRINT64, "StringToHashBucketFast")
 
 
-to_hash_bucket = to_hash_bucket_strong = to_hash_bucket_fast
+@traceable("strings.to_hash_bucket_strong", batch="elementwise",
+           infer=same_shape_infer(np.int64))
+def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """``tf.strings.to_hash_bucket_strong``: SipHash-2-4 keyed by `key` (two integers)
+    of each string modulo `num_buckets`."""
+    if not isinstance(key, (list, tuple)):
+        raise TypeError("Expected list for 'key' argument to 'string_to_hash_bucket_strong' "
+                        "Op, not %r." % (key,))
+    words = []
+    for k in key:
+        k = int(k)
+        if not -2 ** 63 <= k < 2 ** 63:  # an int64 list attribute
+            raise OverflowError("int too big to convert")
+        words.append(k % 2 ** 64)  # the same 64 bits, as TensorFlow's memcpy
+    n = _num_buckets(num_buckets, "StringToHashBucketStrong")
+    if len(words) != 2:
+        raise InvalidArgumentError(None, None, "Key must have 2 elements")
+    return _hash_buckets(input, n, _SIPHASH24, "StringToHashBucketStrong",
+                         key=np.asarray(words, np.uint64))
+
+
+@traceable("strings.to_hash_bucket", batch="elementwise", infer=same_shape_infer(np.int64))
+def to_hash_bucket(input, num_buckets, name=None):  # noqa: A002
+    """``tf.strings.to_hash_bucket`` (TensorFlow's deprecated StringToHashBucket op):
+    TensorFlow's own 64-bit hash (seed 0xDECAFCAFFE) modulo `num_buckets`."""
+    return _hash_buckets(input, num_buckets, _TF_HASH64, "StringToHashBucket",
+                         input_name="string_tensor")
+
+
+# ------------------------------------------------------------------ n-grams
+
+def _ngrams_infer(data, *args, **kwargs):
+    from .._trace import Spec, TraceError
+    shape = data.spec.shape
+    if shape is None or len(shape) == 0:
+        raise TraceError("strings.ngrams needs input of known rank > 0")
+    return Spec(object, tuple(shape[:-1]) + (None,))
+
+
+def _ngrams_batch(data, *args, **kwargs):
+    if isinstance(data, list):  # records of different lengths
+        return [ngrams(d, *args, **kwargs) for d in data]
+    return ngrams(data, *args, **kwargs)
+
+
+def _ngram_rows(rows, widths, separator, left_pad, right_pad, pad_width, preserve_short):
+    """TensorFlow's StringNGrams kernel over rows (lists of bytes): a list per row."""
+    def pad_of(width):
+        return min(width - 1 if pad_width < 0 else pad_width, width - 1)
+
+    def count(length, width):
+        return max(0, length + 2 * pad_of(width) - width + 1)
+
+    def make(row, num, width):
+        p = pad_of(width)
+        out = []
+        for i in range(num):
+            left = max(0, p - i)
+            right = max(0, p - (num - (i + 1)))
+            tokens = width - left - right
+            start = 0 if left > 0 else i - p
+            parts = [left_pad] * left + row[start:start + max(tokens, 0)] + [right_pad] * right
+            out.append(separator.join(parts))
+        return out
+
+    if not any(rows):  # no data at all: no n-grams, even with padding
+        return [[] for _ in rows]
+    result = []
+    for row in rows:
+        grams = []
+        for width in widths:
+            grams.extend(make(row, count(len(row), width), width))
+        if preserve_short and not grams and row:
+            if pad_width < 0:
+                raise InvalidArgumentError(
+                    None, None, "Pad width should be >= 0 when preserve_short_sequences is "
+                    "True and ngram_widths are not provided, got %d" % pad_width)
+            grams = make(row, 1, len(row) + 2 * pad_width)
+        result.append(grams)
+    return result
+
+
+@traceable("strings.ngrams", batch=_ngrams_batch, infer=_ngrams_infer)
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
+           preserve_short_sequences=False, name=None):
+    """``tf.strings.ngrams``: n-grams of the last axis, joined by `separator`, with
+    TensorFlow's padding rules; a Tensor gives a Tensor (last axis replaced), a
+    RaggedTensor a RaggedTensor."""
+    if pad_values is None:
+        left_pad = right_pad = b""
+    elif isinstance(pad_values, (list, tuple)):
+        if not (isinstance(pad_values[0], (bytes, str)) and
+                isinstance(pad_values[1], (bytes, str))):
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        left_pad, right_pad = _text(pad_values[0]), _text(pad_values[1])
+    else:
+        if not isinstance(pad_values, (bytes, str)):
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
+        left_pad = right_pad = _text(pad_values)
+    if padding_width is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is not None and pad_values is None:
+        raise ValueError("pad_values must be provided if padding_width is set.")
+    ragged = type(data).__name__ == "RaggedTensor" and hasattr(data, "row_splits")
+    if not ragged:
+        a = _strings(data, "StringNGrams")
+        if a.ndim == 0:
+            raise ValueError("Data must have rank>0")
+    widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    pad_width = 0 if pad_values is None else (-1 if padding_width is None else padding_width)
+    for w in widths:
+        if w < 1:
+            raise ValueError("All ngram_widths must be greater than 0. Got %s" % (ngram_width,))
+    sep = _text(separator)
+    if ragged:
+        if data.ragged_rank > 1:
+            return data.with_values(ngrams(data.values, ngram_width, separator, pad_values,
+                                           padding_width, preserve_short_sequences))
+        values = _strings(data.values, "StringNGrams").tolist()
+        splits = np.asarray(data.row_splits)
+        rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        grams = _ngram_rows(rows, widths, sep, left_pad, right_pad, pad_width,
+                            preserve_short_sequences)
+        from ..ragged import RaggedTensor
+        lengths = np.fromiter(map(len, grams), splits.dtype, len(grams))
+        out_splits = np.zeros(len(grams) + 1, splits.dtype)
+        np.cumsum(lengths, out=out_splits[1:])
+        flat = np.empty(int(out_splits[-1]), object)
+        flat[:] = [g for row in grams for g in row]
+        return RaggedTensor.from_row_splits(flat, out_splits, validate=False)
+    rows = a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1]).tolist()
+    grams = _ngram_rows(rows, widths, sep, left_pad, right_pad, pad_width,
+                        preserve_short_sequences)
+    width = len(grams[0]) if grams else 0
+    flat = np.empty((len(grams), width), object)
+    for i, row in enumerate(grams):
+        flat[i, :] = row
+    return wrap(flat.reshape(a.shape[:-1] + (width,)))

@@ -449,8 +449,8 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
         levels.append(splits)
         cur = [y for x in cur for y in x]
     from .._tensor import constant as _const
-    flat = _const(cur, dtype=dtype) if cur else np.zeros(
-        (0,), dtype=np.float32 if dtype is None else None or np.float32)
+    flat = _const(cur, dtype=dtype) if cur or dtype is not None else \
+        np.zeros((0,), dtype=np.float32)  # no values and no dtype: float32, as TensorFlow
     return RaggedTensor.from_nested_row_splits(np.asarray(flat), levels, validate=False)
 
 

@@ -13,6 +13,9 @@ def _invalid(msg):
 def _array(x, dtype=None):
     if hasattr(x, "numpy") and not isinstance(x, np.ndarray):
         x = x.numpy()  # a TensorFlow tensor
+    if dtype is None and not isinstance(x, (np.ndarray, np.generic)):
+        from .._tensor import _infer  # Python values as tf.constant takes them:
+        return _infer(x)              # floats float32, ints int32, text bytes
     a = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
     if a.dtype.kind in "SU":
         a = a.astype(object)

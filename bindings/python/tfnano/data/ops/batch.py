@@ -103,7 +103,7 @@ def is_records(raw):
 def elements(raw):
     """The elements of a gathered batch, one by one."""
     if is_records(raw):
-        from ..readers import scalar_string
+        from ..._tensor import scalar_string
         return [scalar_string(b) for b in raw.numpy().tolist()]
     return raw
 

@@ -1,5 +1,5 @@
 """concatenate(other): the elements of this dataset, then those of `other`."""
-from .. import plan
+from .. import plan, structure
 from ..plan import UNKNOWN
 
 
@@ -11,7 +11,8 @@ class ConcatenateNode(plan.Node):
         return a + b if a >= 0 and b >= 0 else UNKNOWN
 
     def element_spec(self):
-        return None
+        a, b = (i.element_spec() for i in self.inputs)
+        return structure.merge_specs(a, b)
 
     def stage(self, ctx):
         return _ConcatStage(ctx, self.inputs)

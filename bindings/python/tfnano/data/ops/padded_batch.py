@@ -51,6 +51,37 @@ def _pad_value(pv, dtype):
     return np.asarray(pv).reshape(-1)[0]
 
 
+def check_padding_values(template, dtypes, padding_values):
+    """TensorFlow's checks of `padding_values` against the components (`dtypes`, one
+    numpy dtype or None per leaf of `template`): each given value, converted as
+    tf.convert_to_tensor converts it (a Python int is int32, a float float32), must be
+    a scalar of the component's dtype exactly (TF's _padding_value_to_tensor)."""
+    if padding_values is None:
+        return
+    from ... import dtypes as tf_dtypes
+    from ..._tensor import convert_to_tensor
+    for dtype, value in zip(dtypes, _spread(template, padding_values)):
+        if value is None or dtype is None:
+            continue
+        t = convert_to_tensor(value)
+        if np.shape(t) != ():
+            raise ValueError("Invalid `padding_values`. `padding_values` values should be "
+                             "scalars, but got %s." % (np.shape(t),))
+        have, want = tf_dtypes.as_dtype(t.dtype), tf_dtypes.as_dtype(dtype)
+        if have != want:
+            raise TypeError("Invalid `padding_values`. `padding_values` values type %s does "
+                            "not match type %s of the corresponding input component."
+                            % (have, want))
+
+
+def _spec_dtypes(spec):
+    """The dtype of each leaf of an element spec (None: unknown, or a composite, which
+    padded_batch refuses on its own)."""
+    from ..._trace import CompositeSpec
+    return [None if isinstance(s, CompositeSpec) else getattr(s, "dtype", None)
+            for s in structure.flatten(spec)]
+
+
 def pad_stack(chunk, padded_shapes, padding_values):
     first = chunk[0]
     leaves = [structure.flatten(el) for el in chunk]
@@ -112,6 +143,12 @@ class PaddedBatchNode(plan.Node):
             spec = None
         if spec is not None:  # a traced SparseTensor / RaggedTensor: TF refuses it now
             composite.refuse_padded_spec(structure.flatten(spec))
+        # TensorFlow checks the padding values when the dataset is made; where the
+        # element types are not known yet, the first batch checks them
+        self.values_checked = padding_values is None
+        if not self.values_checked and fused_map is None and spec is not None:
+            check_padding_values(spec, _spec_dtypes(spec), padding_values)
+            self.values_checked = True
 
     def attrs(self):
         a = {"batch_size": self.batch_size}
@@ -148,16 +185,27 @@ class PaddedBatchNode(plan.Node):
     def rewrite(self, options):
         up = self.inputs[0]
         if self.fused_map is None and type(up) is MapNode and up.fn.vectorized:
-            return PaddedBatchNode(up.inputs[0], self.batch_size, self.padded_shapes,
+            node = PaddedBatchNode(up.inputs[0], self.batch_size, self.padded_shapes,
                                    self.padding_values, self.drop_remainder, fused_map=up)
+            node.values_checked = self.values_checked
+            return node
         return self
 
     def stage(self, ctx):
         up = ctx.stage(self.inputs[0])
         shapes, values = self.padded_shapes, self.padding_values
         if self.fused_map is None:
-            return BatchStage(up, self.batch_size, self.drop_remainder,
-                              lambda raw: pad_stack(list(elements(raw)), shapes, values))
+            check = [not self.values_checked]
+
+            def make_batch(raw):
+                chunk = list(elements(raw))
+                if check[0]:  # element types known only now
+                    leaves = structure.flatten(chunk[0])
+                    check_padding_values(chunk[0], [np.asarray(x).dtype for x in leaves],
+                                         values)
+                    check[0] = False
+                return pad_stack(chunk, shapes, values)
+            return BatchStage(up, self.batch_size, self.drop_remainder, make_batch)
         make = _VectorizedPadded(self.fused_map.fn, shapes, values)
         workers = self.fused_map.workers(ctx)
         fn = self.fused_map.fn

@@ -33,7 +33,7 @@ def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None)
                 first = el
             w.write(pickle.dumps(_plain(el), protocol=4))
     with gfile.GFile(os.path.join(path, _SPEC), "wb") as f:
-        f.write(pickle.dumps({"spec": dataset.element_spec,
+        f.write(pickle.dumps({"spec": dataset._node.element_spec(),
                               "compression": compression or ""}, protocol=4))
 
 
@@ -69,4 +69,5 @@ def load(path, element_spec=None, compression=None, reader_func=None):
     from ..dataset import Dataset
     return Dataset(LoadNode(path, compression if compression is not None
                             else meta["compression"],
-                            element_spec if element_spec is not None else meta["spec"]))
+                            structure.from_type_spec(element_spec)
+                            if element_spec is not None else meta["spec"]))

@@ -50,9 +50,10 @@ class SlicesNode(plan.Node):
 
     def element_spec(self):
         from ..._trace import Spec
-        if not all(isinstance(a, np.ndarray) for a in self.leaves):
-            return None  # SparseTensor / RaggedTensor components: no static spec
-        return structure.pack(self.template, [Spec(a.dtype, a.shape[1:]) for a in self.leaves])
+        return structure.pack(self.template, [
+            Spec(a.dtype, a.shape[1:]) if isinstance(a, np.ndarray) else
+            a.element_spec() if hasattr(a, "element_spec") else  # composite rows
+            structure.unbatch_spec(structure.spec_of_value(a)) for a in self.leaves])
 
     def attrs(self):
         return {"n": self.n}

@@ -1,0 +1,112 @@
+"""Dataset.element_spec under TensorFlow 2.21 and tfnano, for the same pipelines: the
+printed spec (TensorSpec / SparseTensorSpec / RaggedTensorSpec leaves in their
+structure) must be TensorFlow's, and the leaves compare equal to TensorFlow's."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+import tfnano as tn  # noqa: E402
+
+
+def _example(lib, i):
+    f = lib.train.Feature
+    return lib.train.Example(features=lib.train.Features(feature={
+        "ids": f(int64_list=lib.train.Int64List(value=list(range(i % 3 + 1)))),
+        "fixed": f(int64_list=lib.train.Int64List(value=[i, i + 1])),
+        "score": f(float_list=lib.train.FloatList(value=[i / 2])),
+        "name": f(bytes_list=lib.train.BytesList(value=[b"n%d" % i])),
+    })).SerializeToString()
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("spec") / "data.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(6):
+            w.write(_example(tf, i))
+    return path
+
+
+def _features(lib):
+    return {"fixed": lib.io.FixedLenFeature([2], lib.int64),
+            "score": lib.io.FixedLenFeature([], lib.float32),
+            "name": lib.io.FixedLenFeature([], lib.string),
+            "ids": lib.io.VarLenFeature(lib.int64)}
+
+
+PIPELINES = {
+    "range": lambda lib, p: lib.data.Dataset.range(5),
+    "range_batch": lambda lib, p: lib.data.Dataset.range(5).batch(2),
+    "range_batch_drop": lambda lib, p: lib.data.Dataset.range(5).batch(2, drop_remainder=True),
+    "slices_dict": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        {"a": [[1, 2], [3, 4]], "b": ["x", "y"]}),
+    "slices_tuple_float": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        (np.zeros((3, 2, 2), np.float32), np.arange(3))),
+    "tensors_sparse": lambda lib, p: lib.data.Dataset.from_tensors(
+        lib.sparse.SparseTensor([[0, 1]], [1.0], [2, 3])),
+    "slices_sparse_batch": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        lib.sparse.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3])).batch(2),
+    "tensors_ragged": lambda lib, p: lib.data.Dataset.from_tensors(
+        lib.ragged.constant([[1, 2], [3]])),
+    "slices_ragged": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        lib.ragged.constant([[1, 2], [3]])),
+    "slices_ragged_batch": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        lib.ragged.constant([[1, 2], [3]])).batch(2),
+    "tfrecord": lambda lib, p: lib.data.TFRecordDataset(p),
+    "tfrecord_batch": lambda lib, p: lib.data.TFRecordDataset(p).batch(4),
+    "parse_single": lambda lib, p: lib.data.TFRecordDataset(p).map(
+        lambda r: lib.io.parse_single_example(r, _features(lib))),
+    "parse_single_batch": lambda lib, p: lib.data.TFRecordDataset(p).map(
+        lambda r: lib.io.parse_single_example(r, _features(lib))).batch(3),
+    "batch_parse": lambda lib, p: lib.data.TFRecordDataset(p).batch(3).map(
+        lambda r: lib.io.parse_example(r, _features(lib))),
+    "map_cast_tuple": lambda lib, p: lib.data.TFRecordDataset(p).map(
+        lambda r: lib.io.parse_single_example(r, _features(lib))).map(
+        lambda e: (lib.cast(e["fixed"], lib.int32), e["score"] * 2.0)),
+    "padded_batch": lambda lib, p: lib.data.Dataset.range(1, 4).map(
+        lambda x: lib.fill([x], x)).padded_batch(2),
+    "unbatch": lambda lib, p: lib.data.Dataset.range(6).batch(3).unbatch(),
+    "zip_enumerate": lambda lib, p: lib.data.Dataset.zip(
+        (lib.data.Dataset.range(3), lib.data.Dataset.from_tensor_slices([1.5, 2.5, 3.5])))
+    .enumerate(),
+    "generator": lambda lib, p: lib.data.Dataset.from_generator(
+        lambda: iter([[1, 2]]), output_signature=lib.TensorSpec([None], lib.int32)),
+    "concatenate": lambda lib, p: lib.data.Dataset.from_tensor_slices([[1, 2]]).concatenate(
+        lib.data.Dataset.from_tensor_slices([[3, 4, 5]])),
+    "concatenate_tuple": lambda lib, p: lib.data.Dataset.zip(
+        (lib.data.Dataset.range(2), lib.data.Dataset.range(2))).concatenate(
+        lib.data.Dataset.zip((lib.data.Dataset.range(3), lib.data.Dataset.range(3)))),
+    "decode_raw": lambda lib, p: lib.data.TFRecordDataset(p).map(
+        lambda r: lib.reshape(lib.io.decode_raw(r, lib.uint8)[:4], [2, 2])),
+    "strings": lambda lib, p: lib.data.Dataset.from_tensor_slices(["a b", "c"]).map(
+        lambda s: lib.strings.to_hash_bucket_fast(lib.strings.lower(s), 10)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_element_spec_prints_as_tensorflow(name, records):
+    want = PIPELINES[name](tf, records).element_spec
+    got = PIPELINES[name](tn, records).element_spec
+    assert repr(got) == repr(want)
+    assert str(got) == str(want)
+    for w, g in zip(tf.nest.flatten(want, expand_composites=False), tn.nest.flatten(got)):
+        assert type(g).__name__ == type(w).__name__
+        assert g.dtype == w.dtype and g.shape.as_list() == w.shape.as_list()
+
+
+def test_element_spec_feeds_tensorflows_own_api(records):
+    """Specs made by tfnano are accepted where TensorFlow's are taken, and back."""
+    spec = PIPELINES["parse_single"](tn, records).element_spec
+    assert spec["fixed"] == tn.TensorSpec([2], tn.int64)
+    assert spec["ids"] == tn.SparseTensorSpec([None], tn.int64)
+    ds = tn.data.Dataset.from_generator(lambda: iter([([1, 2], 0.5)]), output_signature=(
+        tn.TensorSpec([2], tn.int32), tn.TensorSpec([], tn.float32)))
+    assert repr(ds.element_spec) == repr(tf.data.Dataset.from_generator(
+        lambda: iter([([1, 2], 0.5)]), output_signature=(
+            tf.TensorSpec([2], tf.int32), tf.TensorSpec([], tf.float32))).element_spec)

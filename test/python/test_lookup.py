@@ -1,0 +1,139 @@
+"""tf.lookup: tables from tensors and text files, out-of-vocabulary buckets, composite
+keys, traced tf.data maps, TensorFlow's errors. Expected values are TensorFlow
+2.21's for the same calls (test/conformance/test_lookup_tf.py compares at random)."""
+import numpy as np
+import pytest
+
+import tfnano as tf
+from tfnano.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+
+
+def _table():
+    keys, vals = tf.constant(["a", "b", "c"]), tf.constant([7, 8, 9])
+    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, vals), -1)
+
+
+def test_static_hash_table():
+    t = _table()
+    got = t.lookup(tf.constant(["a", "f", "c"]))
+    assert got.dtype == tf.int32 and got.tolist() == [7, -1, 9]
+    assert t[tf.constant([["a", "b"], ["c", "d"]])].tolist() == [[7, 8], [9, -1]]
+    assert t.lookup(tf.constant("b")).numpy() == 8
+    assert t.size().numpy() == 3 and t.size().dtype == tf.int64
+    assert (t.key_dtype, t.value_dtype) == (tf.string, tf.int32)
+    assert t.default_value.numpy() == -1
+    assert [x.tolist() for x in t.export()] == [[b"a", b"b", b"c"], [7, 8, 9]]
+    rt = t.lookup(tf.ragged.constant([["a"], ["b", "z"]]))
+    assert rt.to_list() == [[7], [8, -1]]
+    sp = t.lookup(tf.sparse.from_dense(tf.constant([["a", ""], ["", "c"]])))
+    assert tf.sparse.to_dense(sp).tolist() == [[7, 0], [0, 9]]
+    ints = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer([3, 5], ["x", "y"]),
+                                     "?")
+    assert ints.lookup(tf.constant([5, 4, 3])).tolist() == [b"y", b"?", b"x"]
+
+
+def test_hash_table_errors():
+    t = _table()
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'dtype'"):
+        t.lookup(["a"])
+    with pytest.raises(TypeError, match="Dtype of argument `keys` must be <dtype: 'string'>, "
+                       "received: <dtype: 'int32'>"):
+        t.lookup(tf.constant([1, 2]))
+    init = tf.lookup.KeyValueTensorInitializer(["a"], [1])
+    with pytest.raises(TypeError, match="Cannot convert -1.5 to EagerTensor of dtype int32"):
+        tf.lookup.StaticHashTable(init, -1.5)
+    with pytest.raises(ValueError, match=r"Shapes \(2,\) and \(\) are not compatible"):
+        tf.lookup.StaticHashTable(init, [1, 2])
+    with pytest.raises(InvalidArgumentError, match=r"Expected shape \[2\] for value, got \[1\]"):
+        tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a", "b"], [1]), -1)
+    with pytest.raises(FailedPreconditionError, match="HashTable has different value for "
+                       "same key. Key a has 1 and trying to add value 2"):
+        tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a", "a"], [1, 2]), -1)
+    same = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a", "a"], [1, 1]),
+                                     -1)
+    assert same.size().numpy() == 1
+
+
+def test_text_file_tables(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("the\nquick\nbrown\nfox\n")
+    idx = tf.lookup.TextFileIndex
+    t = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        str(vocab), tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER), -1)
+    assert t.lookup(tf.constant(["fox", "the", "cat"])).tolist() == [3, 0, -1]
+    cols = tmp_path / "cols.txt"
+    cols.write_bytes(b"emerson\t10\r\nlake\t20\npalmer\t30\n")
+    t = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        str(cols), tf.string, 0, tf.int64, 1), -1)
+    assert t.lookup(tf.constant(["palmer", "emerson", "x"])).tolist() == [30, 10, -1]
+    t = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        str(vocab), tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER, vocab_size=2), -1)
+    assert t.lookup(tf.constant(["quick", "brown"])).tolist() == [1, -1]
+    t = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+        str(vocab), tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER,
+        value_index_offset=5), -1)
+    assert t.lookup(tf.constant(["fox"])).tolist() == [8]
+
+
+def test_text_file_errors(tmp_path):
+    idx = tf.lookup.TextFileIndex
+
+    def table(content, *args, **kw):
+        path = tmp_path / ("f%d.txt" % len(list(tmp_path.iterdir())))
+        path.write_bytes(content)
+        return tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(str(path), *args, **kw),
+                                         -1)
+    with pytest.raises(NotFoundError, match="nope.txt; No such file or directory"):
+        tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+            str(tmp_path / "nope.txt"), tf.string, idx.WHOLE_LINE, tf.int64,
+            idx.LINE_NUMBER), -1)
+    with pytest.raises(InvalidArgumentError, match="empty line found at position 3."):
+        table(b"a\n\nb\n", tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER)
+    with pytest.raises(InvalidArgumentError, match=r"line 0 \(the\) : expected at least 2 got 1"):
+        table(b"the\n", tf.string, 0, tf.int64, 1)
+    with pytest.raises(InvalidArgumentError, match="Field x in line 0 is not a valid int64."):
+        table(b"x\t1\n", tf.string, 1, tf.int64, 0)
+    with pytest.raises(InvalidArgumentError, match="expected 9 but got 1"):
+        table(b"a\n", tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER, vocab_size=9)
+    with pytest.raises(ValueError, match="`key_index` should be >= -2, received: -3."):
+        tf.lookup.TextFileInitializer("v", tf.string, -3, tf.int64, -1)
+    with pytest.raises(ValueError, match="`vocab_size` should be > 0, received: 0"):
+        tf.lookup.TextFileInitializer("v", tf.string, -2, tf.int64, -1, vocab_size=0)
+
+
+def test_static_vocabulary_table(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("the\nquick\nbrown\nfox\n")
+    idx = tf.lookup.TextFileIndex
+    t = tf.lookup.StaticVocabularyTable(tf.lookup.TextFileInitializer(
+        str(vocab), tf.string, idx.WHOLE_LINE, tf.int64, idx.LINE_NUMBER), 3)
+    ids = t.lookup(tf.constant(["fox", "cat", "dog", "the", ""]))
+    assert ids.dtype == tf.int64 and ids.tolist() == [3, 6, 6, 0, 6]
+    assert t.size().numpy() == 7
+    assert t.lookup(tf.strings.split(tf.constant(["the quick cat", "fox"]))).to_list() == \
+        [[0, 1, 6], [3]]
+    ints = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([10, 20], tf.int64), tf.constant([0, 1], tf.int64)), 4)
+    assert ints.lookup(tf.constant([20, 7, 99], tf.int64)).tolist() == [1, 2, 4]
+    assert tf.lookup.StaticVocabularyTable(None, 5).lookup(
+        tf.constant(["a", "b"])).tolist() == [4, 2]
+    with pytest.raises(ValueError, match="`num_oov_buckets` must be > 0; use StaticHashTable."):
+        tf.lookup.StaticVocabularyTable(None, 0)
+    with pytest.raises(TypeError, match="Invalid `value_dtype`, expected <dtype: 'int64'> but "
+                       "got <dtype: 'int32'>."):
+        tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(["a"], [0]), 2)
+
+
+def test_lookup_in_a_traced_map_runs_batched(tmp_path):
+    t = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([1, 5, 9], tf.int64), tf.constant([0.5, 1.5, 2.5])), -1.0)
+    ds = tf.data.Dataset.range(10).map(lambda x: t.lookup(x) * 2.0).batch(5)
+    assert "traced: lookup -> math.multiply (vectorized)" in ds.plan_text()
+    got = [b.tolist() for b in ds]
+    assert got == [[-2.0, 1.0, -2.0, -2.0, -2.0], [3.0, -2.0, -2.0, -2.0, 5.0]]
+    assert np.asarray(next(iter(ds))).dtype == np.float32
+
+
+def test_missing_lookup_names_say_what_is_covered():
+    with pytest.raises(AttributeError, match="tf.lookup.experimental is not part of it"):
+        tf.lookup.experimental.MutableHashTable
