@@ -1,7 +1,6 @@
 /* parse_fill.c - step 2 of parsing: decode the values the scan located into dense,
  * row-major outputs (int64 / int32 / float / bytes views), with defaults for missing
  * FixedLen features and padding for FixedLenSequence ones. */
-#include "../base/varint_wide.h"
 #include "example_internal.h"
 #include "parse_internal.h"
 #include "varint_internal.h"
@@ -362,13 +361,7 @@ static int fill_var_len(tfn_parser *p, size_t j, const tfn_output *o, tfn_error 
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
         const tfn__slot *s = &p->slots[i * p->spec->n + j];
-        if (s->count && d->out_dtype == TFN_INT64 && s->packed && !all_single_byte(s)) {
-            /* long runs of multi-byte varints (token lists): whole blocks first */
-            tfn__slot rest = *s;
-            int64_t *out = (int64_t *)(void *)(dst + at * es);
-            rest.count -= tfn__varints_wide(&rest.data, rest.end, out, s->count);
-            decode_int64(&rest, out + (s->count - rest.count), rest.count, p->simd);
-        } else if (s->count) {
+        if (s->count) {
             int rc = decode_values(p, j, i, s, dst + at * es, s->count, err);
             if (rc)
                 return rc;
