@@ -26,8 +26,8 @@
  *     tfn_example, tfn_record_reader, tfn_record_writer, tfn_record_index) is used by
  *     one thread at a time; different handles may be used concurrently, also on
  *     different files. Functions without a handle (tfn_crc32c and its mask helpers,
- *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_status_str) are
- *     thread-safe. A tfn_alloc shared by handles in several threads must have
+ *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_bytes_copy_fixed,
+ *     tfn_status_str) are thread-safe. A tfn_alloc shared by handles in several threads must have
  *     thread-safe callbacks (see docs/hardening.md).
  *
  * Status values are pinned forever; new ones are only ever added.
@@ -604,6 +604,15 @@ TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
  * @return TFN_OK, or TFN_E_BUF_TOO_SMALL with *needed = total bytes. */
 TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size_t cap,
                                uint64_t *offsets, size_t *needed, tfn_error *err);
+
+/* Copies n byte strings into rows of `width` bytes each, row i at dst + i * width,
+ * padding with zero bytes: numpy's fixed-width bytes layout ("S<width>"), from which
+ * numpy makes a bytes object per row in one pass. Pick width as the longest string.
+ * @return TFN_OK; TFN_E_BUF_TOO_SMALL when cap < n * width (the message gives both)
+ *         or a string is longer than width (record_index: its position);
+ *         TFN_E_INVALID_ARG for NULL arrays with n > 0. */
+TFN_API int tfn_bytes_copy_fixed(const tfn_bytes *views, size_t n, void *dst, size_t width,
+                                 size_t cap, tfn_error *err);
 
 /* ==================================================================================
  * MARK: SequenceExample feature lists
@@ -1246,7 +1255,10 @@ typedef struct tfn_pipeline_options {
     size_t block_length;       /* records taken from an input per turn; default 1 */
     int deterministic;         /* non-zero (default): batches in order */
     size_t batch_size;         /* records per batch; required (> 0) */
-    int drop_remainder;        /* non-zero: drop the last batch when it is short */
+    int drop_remainder;        /* non-zero: drop the last batch when it is short (with
+                                  spec and TFN_PARSE_SINGLE it is parsed, and its image
+                                  stages run, first: an error is still reported, as
+                                  TensorFlow's fused map(...).batch(n) reports it) */
     const tfn_spec *spec;      /* features to parse; NULL (default): raw record batches */
     unsigned parse_flags;      /* TFN_PARSE_BATCH (default) or TFN_PARSE_SINGLE: the
                                   style of parse error messages */

@@ -148,19 +148,28 @@ static void worker_loop(tfn__worker *w)
         }
         pthread_mutex_unlock(&p->read_mu);
 
-        bool keep = true;
+        bool keep = true, parse_dropped = false;
         if (b->status < 0) {
             /* the error stands for the batch; its records are dropped */
             b->n = 0;
             b->data_len = 0;
         } else if (end && (b->n == 0 || (p->drop_remainder && b->n < p->batch_size))) {
             keep = false;
+            /* records parsed one by one (map(parse_single_example).batch(n): TF's
+             * map_and_batch) are mapped before the short batch is dropped, so its
+             * parse error is still reported */
+            parse_dropped = b->n > 0 && p->spec && (p->parse_flags & TFN_PARSE_SINGLE);
         }
+        /* (a dropped short batch of map_and_batch is mapped all the same: parsed and
+         * its images decoded, so that its errors are reported as TensorFlow does) */
         uint64_t skipped = 0, images_skipped = 0;
-        if (keep && b->status == TFN_OK && p->spec && !atomic_load(&p->stop))
+        bool mapped = keep || parse_dropped;
+        if (mapped && b->status == TFN_OK && p->spec && !atomic_load(&p->stop))
             tfn__batch_parse(w, b, &skipped);
-        if (keep && b->status == TFN_OK && p->nimages && !atomic_load(&p->stop))
+        if (mapped && b->status == TFN_OK && p->nimages && !atomic_load(&p->stop))
             tfn__batch_images(w, b, &images_skipped);
+        if (parse_dropped && b->status < 0)
+            keep = true; /* the batch is its error */
         if (atomic_load(&p->stop))
             keep = false;
 

@@ -303,3 +303,32 @@ def test_shard_semantics_and_errors():
             errs.append(e.value)
         assert type(errs[1]).__name__ == type(errs[0]).__name__
         assert str(errs[1]) == _tf_text(errs[0]).split(" [Op:")[0]
+
+
+@pytest.mark.parametrize("engine", ["1", "0"])
+def test_error_in_a_dropped_remainder_is_raised(tmp_path, engine, monkeypatch):
+    """map(parse_single_example).batch(n, drop_remainder=True) is TensorFlow's fused
+    map_and_batch: the short last batch is mapped before it is dropped, so a parse
+    error in it is raised (by the C engine too); batch then parse_example drops it."""
+    monkeypatch.setenv("TFNANO_C_PIPELINE", engine)
+    path = _records(tmp_path, {4}, n=5)
+
+    def make(lib, batch_first):
+        feats = {"id": lib.io.FixedLenFeature([], lib.int64),
+                 "v": lib.io.FixedLenFeature([2], lib.int64)}
+        ds = lib.data.TFRecordDataset(path)
+        if batch_first:
+            return ds.batch(2, drop_remainder=True).map(
+                lambda b: lib.io.parse_example(b, feats)["id"])
+        return ds.map(lambda r: lib.io.parse_single_example(r, feats)["id"]).batch(
+            2, drop_remainder=True)
+
+    want, got = run_both(lambda lib: make(lib, True))
+    assert got == want and len(got) == 2
+    errs = []
+    for lib in (tf, tn):
+        with pytest.raises(Exception) as e:
+            list(make(lib, False))
+        errs.append(e.value)
+    assert type(errs[1]).__name__ == type(errs[0]).__name__ == "InvalidArgumentError"
+    assert str(errs[1]).split("; ")[0] == _tf_text(errs[0])

@@ -51,6 +51,44 @@ def stack_column(col, c=0):
     return as_tensor(st)
 
 
+def stack_mapped(fn, items):
+    """fn of each item, batched as TensorFlow's fused map-and-batch batches them: the
+    first element's shape is the batch's; an element with another number of values
+    in a component fails the batch with "Cannot add tensor to the batch: number of
+    elements does not match. Shapes are: [tensor]: [3], [batch]: [2]", one with as many
+    values in another shape is copied in with the first element's shape (TensorFlow
+    copies the values into the batch's slot). The first failure in element order (the
+    function's own error or a size) is raised, as TensorFlow reports the smallest
+    offset."""
+    out, first = [], None
+    for el in items:
+        res = fn(el)
+        leaves = structure.flatten(res)
+        if first is None:
+            first = [None if type(x).__name__ in structure.COMPOSITE else np.shape(x)
+                     for x in leaves]
+        else:
+            fixed = False
+            for c, x in enumerate(leaves):
+                want = first[c]
+                if want is None or type(x).__name__ in structure.COMPOSITE:
+                    continue
+                shape = np.shape(x)
+                if shape == want:
+                    continue
+                if int(np.prod(shape)) != int(np.prod(want)):
+                    raise errors.InvalidArgumentError(
+                        None, None, "Cannot add tensor to the batch: number of elements does "
+                        "not match. Shapes are: [tensor]: %s, [batch]: %s"
+                        % (structure.tf_shape(shape), structure.tf_shape(want)))
+                leaves[c] = as_tensor(np.reshape(np.asarray(x), want))
+                fixed = True
+            if fixed:
+                res = structure.pack(res, leaves)
+        out.append(res)
+    return stack(out)
+
+
 def stack(chunk):
     """Elements -> one batched element."""
     leaves = [structure.flatten(el) for el in chunk]
@@ -121,11 +159,15 @@ class BatchNode(plan.Node):
 
 class BatchStage(plan.Stage):
     """Gathers n elements (or raw records) and makes one batch of them with
-    `make(raw)`."""
+    `make(raw)`. With `run_dropped` (after a fused map: a function of raw), a
+    remainder that drop_remainder drops is still given to it, for its errors:
+    TensorFlow maps it (map-and-batch also copies it into the batch) and reports a
+    failure before it drops the batch."""
 
-    def __init__(self, upstream, n, drop, make):
+    def __init__(self, upstream, n, drop, make, run_dropped=None):
         self.upstreams = (upstream,)
         self._n, self._drop, self._make = n, drop, make
+        self._run_dropped = run_dropped
         self._ended = False
 
     def __next__(self):
@@ -134,6 +176,8 @@ class BatchStage(plan.Stage):
         raw = self.upstreams[0].next_records(self._n)
         if raw is None or (self._drop and len(raw) < self._n):
             self._ended = True
+            if raw is not None and len(raw) and self._run_dropped is not None:
+                self._run_dropped(raw)
             raise StopIteration
         return self._make(raw)
 
@@ -188,7 +232,7 @@ class MapBatchNode(plan.Node):
         fn = self.fn
         if fn.vectorized:
             return _Vectorized(fn)
-        return lambda raw: stack([fn(el) for el in elements(raw)])
+        return lambda raw: stack_mapped(fn, elements(raw))
 
     def stage(self, ctx):
         settings, _ = self.c_route()
@@ -203,9 +247,10 @@ class MapBatchNode(plan.Node):
         workers = self.map_node.workers(ctx)
         make = self.maker()
         if workers == 1:
-            return BatchStage(up, self.batch_size, self.drop_remainder, make)
+            return BatchStage(up, self.batch_size, self.drop_remainder, make,
+                              run_dropped=make)
         return _ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
-                                self.drop_remainder)
+                                self.drop_remainder, run_dropped=make)
 
 
 def run_with_lengths(fn, raw, n):
@@ -245,8 +290,7 @@ class _Vectorized:
     def per_record(self, raw):
         # the first failing element raises its own error (TF's text); if none fails,
         # stacking gives exactly what per-record execution gives
-        fn = self.fn
-        return stack([fn(el) for el in elements(raw)])
+        return stack_mapped(self.fn, elements(raw))
 
     def __call__(self, raw):
         if self.per_element:
@@ -268,28 +312,39 @@ class _Vectorized:
             if lengths is STACKED:
                 continue  # per-record arrays, stacked: their shapes were equal
             if n and (np.asarray(lengths) != lengths[0]).any():
-                return self.per_record(raw)  # raises "Cannot batch tensors ..."
+                return self.per_record(raw)  # raises "Cannot add tensor to the batch ..."
         return out
+
+
+class _Dropped:
+    """A remainder that drop_remainder drops, run through `run` only for its errors."""
+    __slots__ = ("raw", "run")
+
+    def __init__(self, raw, run):
+        self.raw, self.run = raw, run
 
 
 def _run_batches(task):
     make, items = task
     out = []
     for ok, raw in items:
+        dropped = type(raw) is _Dropped
         if ok:
             try:
-                raw = make(raw)
+                raw = raw.run(raw.raw) if dropped else make(raw)
             except BaseException as e:
-                ok, raw = False, e
-        out.append((ok, raw))
+                ok, raw, dropped = False, e, False
+        if not dropped:
+            out.append((ok, raw))
     return out
 
 
 class _ParallelBatches(ParallelStage):
-    def __init__(self, upstream, make, workers, ordered, n, drop):
+    def __init__(self, upstream, make, workers, ordered, n, drop, run_dropped=None):
         super().__init__(upstream, _run_batches, make, workers, ordered, chunk=1)
         self._inflight = workers + 1  # whole batches: memory, not latency, is the limit
         self._n, self._drop = n, drop
+        self._run_dropped = run_dropped
 
     def _gather(self):
         try:
@@ -300,8 +355,10 @@ class _ParallelBatches(ParallelStage):
             return [(False, e)]
         if raw is None or (self._drop and len(raw) < self._n):
             self._ended = True
+            if raw is not None and len(raw) and self._run_dropped is not None:
+                return [(True, _Dropped(raw, self._run_dropped))]
             return []
         return [(True, raw)]
 
 
-__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column"]
+__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column", "stack_mapped"]
