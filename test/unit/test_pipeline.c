@@ -1231,7 +1231,10 @@ static void test_warm_pipeline_does_not_fault(void)
 #else
     /* valgrind (its preload library is in LD_PRELOAD) faults on its own too */
     const char *preload = getenv("LD_PRELOAD");
-    const long limit = preload && strstr(preload, "vgpreload") ? 40 * 64 : 100;
+    /* on a loaded machine the workers may run ahead of this thread and take a few
+     * more blocks into circulation (each 1 MiB: 256 pages) before the pool's count
+     * settles; fresh batches would fault 40 x 256 times */
+    const long limit = preload && strstr(preload, "vgpreload") ? 40 * 64 : 8 * 256;
 #endif
     CHECK(faults < limit);
     if (faults >= limit)
