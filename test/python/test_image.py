@@ -364,3 +364,23 @@ def test_pad_and_crop_ops():
         tfi.resize_with_pad(img, 5, 0)
     with pytest.raises(ValueError, match="must have either 3 or 4 dimensions"):
         tfi.pad_to_bounding_box(img[0], 0, 0, 5, 5)
+
+
+def test_traced_decode_batches_as_fused_map_and_batch():
+    # TensorFlow fuses map(decode).batch(n): an image with as many values in another
+    # shape is copied in with the first's shape, one with another count fails the batch
+    a = tf.io.encode_png(np.arange(60, dtype=np.uint8).reshape(4, 5, 3)).numpy()
+    b = tf.io.encode_png(np.arange(60, dtype=np.uint8).reshape(5, 4, 3)).numpy()
+    c = tf.io.encode_png(np.zeros((6, 4, 3), np.uint8)).numpy()
+
+    def batches(recs):
+        return list(tf.data.Dataset.from_tensor_slices(recs)
+                    .map(lambda x: tf.io.decode_png(x, channels=3)).batch(2))
+
+    (got,) = batches([a, b])
+    assert got.shape == (2, 4, 5, 3)
+    np.testing.assert_array_equal(np.asarray(got)[1].ravel(), np.arange(60))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Cannot add tensor to the batch: number of elements does not "
+                             r"match. Shapes are: \[tensor\]: \[6,4,3\], \[batch\]: \[4,5,3\]"):
+        batches([a, c])

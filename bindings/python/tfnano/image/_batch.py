@@ -232,6 +232,26 @@ def decode_batch(contents, size=None, channels=3, layout="NHWC", dtype="float32"
     return (out, np.asarray(status, np.int32)) if return_status else out
 
 
+def _as_fused_batch(imgs):
+    """Images of differing shapes batched as TensorFlow's fused map-and-batch batches
+    them (these batches come from traced maps): the first image's shape is the
+    batch's; an image with another number of values fails the batch, one with as many
+    values in another shape is copied in with the first's shape."""
+    from ..data.structure import tf_shape
+    want = imgs[0].shape
+    out = [imgs[0]]
+    for a in imgs[1:]:
+        if a.shape != want:
+            if a.size != imgs[0].size:
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot add tensor to the batch: number of elements does "
+                    "not match. Shapes are: [tensor]: %s, [batch]: %s"
+                    % (tf_shape(a.shape), tf_shape(want)))
+            a = np.reshape(np.asarray(a), want)
+        out.append(a)
+    return out
+
+
 class DecodedBatch:
     """The images a batched ``decode_jpeg`` / ``decode_image`` stage produced, decoded
     on first use. A batched ``resize`` of it decodes and resizes in one threaded C call
@@ -274,12 +294,8 @@ class DecodedBatch:
 
     def __array__(self, dtype=None, copy=None):
         imgs = self.images()
-        shapes = {a.shape for a in imgs}
-        if len(shapes) > 1:
-            raise errors.InvalidArgumentError(
-                None, None, "Cannot batch tensors with different shapes in component 0. "
-                "First element had shape %s and element 1 had shape %s."
-                % (list(imgs[0].shape), list(imgs[1].shape)))
+        if imgs and len({a.shape for a in imgs}) > 1:
+            imgs = _as_fused_batch(imgs)
         out = np.stack([np.asarray(a) for a in imgs]) if imgs else np.empty((0, 0, 0, 0), np.uint8)
         return out if dtype is None else out.astype(dtype)
 
