@@ -47,7 +47,7 @@ B := build/$(MODE)
 
 LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -I$(NANOPB_INC) \
               $(PB_FLAGS) -MMD -MP $(SANFLAGS)
-# lib/ has one folder per job (base <- example, record, pad <- pipeline); each folder
+# lib/ has one folder per job (base <- example, record, pad, image <- pipeline); each folder
 # includes only its own headers and those of the folders below it.
 LIB_SRC := $(sort $(wildcard lib/*/*.c)) lib/example/proto/example.pb.c
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/nanopb.o

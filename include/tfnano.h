@@ -26,8 +26,8 @@
  *     tfn_example, tfn_record_reader, tfn_record_writer, tfn_record_index) is used by
  *     one thread at a time; different handles may be used concurrently, also on
  *     different files. Functions without a handle (tfn_crc32c and its mask helpers,
- *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_status_str) are
- *     thread-safe. A tfn_alloc shared by handles in several threads must have
+ *     tfn_record_frame, tfn_record_unframe, tfn_bytes_copy_out, tfn_bytes_copy_fixed,
+ *     tfn_status_str) are thread-safe. A tfn_alloc shared by handles in several threads must have
  *     thread-safe callbacks (see docs/hardening.md).
  *
  * Status values are pinned forever; new ones are only ever added.
@@ -604,6 +604,15 @@ TFN_API int tfn_parser_parse(tfn_parser *p, const tfn_bytes *records, size_t n,
  * @return TFN_OK, or TFN_E_BUF_TOO_SMALL with *needed = total bytes. */
 TFN_API int tfn_bytes_copy_out(const tfn_bytes *views, size_t n, void *dst, size_t cap,
                                uint64_t *offsets, size_t *needed, tfn_error *err);
+
+/* Copies n byte strings into rows of `width` bytes each, row i at dst + i * width,
+ * padding with zero bytes: numpy's fixed-width bytes layout ("S<width>"), from which
+ * numpy makes a bytes object per row in one pass. Pick width as the longest string.
+ * @return TFN_OK; TFN_E_BUF_TOO_SMALL when cap < n * width (the message gives both)
+ *         or a string is longer than width (record_index: its position);
+ *         TFN_E_INVALID_ARG for NULL arrays with n > 0. */
+TFN_API int tfn_bytes_copy_fixed(const tfn_bytes *views, size_t n, void *dst, size_t width,
+                                 size_t cap, tfn_error *err);
 
 /* ==================================================================================
  * MARK: SequenceExample feature lists
@@ -1310,7 +1319,10 @@ typedef struct tfn_pipeline_options {
     size_t block_length;       /* records taken from an input per turn; default 1 */
     int deterministic;         /* non-zero (default): batches in order */
     size_t batch_size;         /* records per batch; required (> 0) */
-    int drop_remainder;        /* non-zero: drop the last batch when it is short */
+    int drop_remainder;        /* non-zero: drop the last batch when it is short (with
+                                  spec and TFN_PARSE_SINGLE it is parsed, and its image
+                                  stages run, first: an error is still reported, as
+                                  TensorFlow's fused map(...).batch(n) reports it) */
     const tfn_spec *spec;      /* features to parse; NULL (default): raw record batches */
     unsigned parse_flags;      /* TFN_PARSE_BATCH (default) or TFN_PARSE_SINGLE: the
                                   style of parse error messages */
@@ -1330,7 +1342,33 @@ typedef struct tfn_pipeline_options {
                                   one place of its batch, reading goes on until the
                                   batch's n places are taken, and the whole batch is
                                   the (first) error */
+    const struct tfn_pipeline_image *images; /* nimages image stages (see below), or NULL */
+    size_t nimages;
 } tfn_pipeline_options;
+
+/* An image stage: one scalar bytes feature of the spec (FixedLen, shape []) holds
+ * encoded images; the worker that parsed the batch decodes, resizes and normalises each
+ * record's image exactly as tfn_image_decode_resize_batch() does (the same values),
+ * into a dense array owned by the batch (tfn_pipeline_batch_image) and recycled with
+ * it. `image->num_threads` is ignored (each worker decodes its own batch; batches run
+ * in parallel) and `image->on_error` is the policy for a record that fails to decode:
+ *   TFN_IMAGE_RAISE: the whole batch is the error, as TensorFlow's fused map_and_batch
+ *     (the decoder's message, then "; file <path>, record <i>, offset <o>" with the
+ *     record's index and offset in its input; err->record_index and err->offset too;
+ *     the status is TFN_E_INVALID_ARG, TensorFlow's class for every decode failure,
+ *     or TFN_E_NOMEM);
+ *   TFN_IMAGE_SKIP: the record is dropped from its batch (every output of it) and
+ *     counted in tfn_pipeline_stats.image_skipped.
+ * The options are copied by tfn_pipeline_new(). */
+typedef struct tfn_pipeline_image {
+    size_t feature;  /* index in the spec of a FixedLen bytes feature of shape [] */
+    const struct tfn_image_batch_options *image; /* decode, size (> 0), method, dtype,
+                                                    layout, normalisation; channels 1-4 */
+    unsigned formats; /* bit (1 << tfn_image_format) set for each format the op decodes;
+                         0: all. Another format fails with TensorFlow's "Trying to
+                         decode <FORMAT> format using a wrong op. ... Op used: <op_name>" */
+    const char *op_name; /* e.g. "DecodeJpeg"; NULL: "DecodeImage" */
+} tfn_pipeline_image;
 
 /* Sets the defaults listed above (batch_size 0: the caller must set it). */
 TFN_API void tfn_pipeline_options_init(tfn_pipeline_options *opts);
@@ -1342,7 +1380,9 @@ TFN_API void tfn_pipeline_options_init(tfn_pipeline_options *opts);
  * @return TFN_OK; TFN_E_INVALID_ARG (NULL opts/out, batch_size 0, cycle_length or
  *         block_length 0, ninputs > 0 with neither paths nor buffers, a NULL path, bad
  *         compression / on_damage / on_parse_error / parse_flags, a spec holding a
- *         feature type other than FixedLen and FixedLenSequence); TFN_E_NOMEM;
+ *         feature type other than FixedLen and FixedLenSequence, an image stage
+ *         without a spec, on a feature that is not a scalar bytes FixedLen, or with
+ *         bad image options); TFN_E_NOMEM;
  *         TFN_E_IO (no thread could be started). Open errors come from next(). */
 TFN_API int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
                              tfn_pipeline **out, tfn_error *err);
@@ -1367,6 +1407,7 @@ typedef struct tfn_pipeline_stats {
     uint64_t damaged_regions; /* on_damage SKIP: damaged regions skipped */
     uint64_t damaged_bytes;   /* ... and their bytes (0 where unknown: compressed) */
     uint64_t parse_skipped;   /* on_parse_error SKIP: records dropped */
+    uint64_t image_skipped;   /* image stages with TFN_IMAGE_SKIP: records dropped */
 } tfn_pipeline_stats;
 
 /* Fills *out (zeros for a NULL p). Threads: as tfn_pipeline_next(). */
@@ -1420,6 +1461,13 @@ typedef struct tfn_pipeline_column {
 /* @return TFN_OK; TFN_E_INVALID_ARG (a raw batch: no spec, or j >= the spec's size). */
 TFN_API int tfn_pipeline_batch_column(const tfn_pipeline_batch *b, size_t j,
                                       tfn_pipeline_column *out);
+
+/* Output of image stage k of a batch: count images back to back (each
+ * image->height x width x C, or C x height x width with nchw, of image->dtype),
+ * 64-byte aligned; *bytes (may be NULL) receives the total. View valid until the
+ * batch is freed. @return NULL when k is not an image stage. */
+TFN_API const void *tfn_pipeline_batch_image(const tfn_pipeline_batch *b, size_t k,
+                                             size_t *bytes);
 
 /* Gives the batch's memory back to its pipeline for reuse (or frees it once the
  * pipeline is gone). NULL is accepted. Thread-safe. */
@@ -1733,10 +1781,21 @@ typedef enum tfn_image_dtype {
     TFN_IMAGE_BFLOAT16 = 2 /* float32 rounded to nearest even, as TensorFlow casts */
 } tfn_image_dtype;
 
+/* tf.image.resize's methods, with TensorFlow's arithmetic (every method bit-identical
+ * to TensorFlow 2.21's kernels in the conformance tests, docs/images.md).
+ * OR TFN_RESIZE_ANTIALIAS into a method for tf.image.resize(antialias=True): bilinear
+ * and bicubic then run as ScaleAndTranslate's triangle / Keys kernels, and every
+ * filter is widened by the scale when downsampling; nearest and area ignore it. */
 typedef enum tfn_image_resize_method {
     TFN_RESIZE_BILINEAR = 0, /* tf.image.resize default: half_pixel_centers, no antialias */
     TFN_RESIZE_NEAREST = 1,  /* nearest neighbour, half_pixel_centers */
-    TFN_RESIZE_AREA = 2      /* tf.image.resize method="area" (float32 result) */
+    TFN_RESIZE_AREA = 2,     /* tf.image.resize method="area" (float32 result) */
+    TFN_RESIZE_BICUBIC = 3,  /* ResizeBicubic: Keys cubic a = -0.5, half-pixel centres */
+    TFN_RESIZE_LANCZOS3 = 4, /* ScaleAndTranslate kernels: Lanczos radius 3 */
+    TFN_RESIZE_LANCZOS5 = 5, /* Lanczos radius 5 */
+    TFN_RESIZE_GAUSSIAN = 6, /* Gaussian, radius 1.5, sigma 0.5 */
+    TFN_RESIZE_MITCHELLCUBIC = 7, /* Mitchell-Netravali cubic (B = C = 1/3) */
+    TFN_RESIZE_ANTIALIAS = 256    /* flag, OR-ed into one of the above */
 } tfn_image_resize_method;
 
 /* What a batch does with a record that fails to decode. */
@@ -1749,8 +1808,8 @@ typedef enum tfn_image_on_error {
  * TF does, resize bilinear to height x width, float32 NHWC, values unchanged. */
 typedef struct tfn_image_batch_options {
     tfn_image_decode_options decode;
-    uint32_t height, width;  /* output size; 0 and 0 = no resize (all images that size) */
-    int method;              /* a tfn_image_resize_method */
+    uint32_t height, width;  /* output size, both > 0 */
+    int method;              /* a tfn_image_resize_method, | TFN_RESIZE_ANTIALIAS */
     int dct_scale;           /* 1: let JPEG decode at 1/2, 1/4, 1/8 while the result stays
                                 >= height x width (faster; values differ from TensorFlow) */
     int dtype;               /* a tfn_image_dtype */
@@ -1766,7 +1825,9 @@ typedef struct tfn_image_batch_options {
 
 /* Decodes, resizes and normalises n encoded images into `out`, a dense
  * n x height x width x C array (C = decode.channels, which must be 1, 3 or 4 here; or
- * n x C x height x width with nchw) of `dtype`. Runs on num_threads threads.
+ * n x C x height x width with nchw) of `dtype`. Runs on num_threads threads. A JPEG
+ * resized with plain bilinear is resized as its rows are decoded (the full-size image
+ * is never stored); the values are the same.
  * @param data, lens  the n encoded images (data[i] may be NULL when lens[i] is 0).
  * @param out_cap  bytes at out (at least n * height * width * C * dtype size).
  * @param status   n per-record statuses (TFN_OK or the error), or NULL.
@@ -1788,8 +1849,10 @@ TFN_API int tfn_image_resize_batch(const uint8_t *const *pixels, const uint32_t 
                                    size_t out_cap, tfn_error *err);
 
 /* Resizes one HWC image of float32 (src_dtype TFN_IMAGE_FLOAT32) or uint8 samples to
- * out_h x out_w float32 (bilinear, area) or the source type (nearest), as tf.image.resize.
- * @return TFN_OK, TFN_E_INVALID_ARG (zero sizes, bad method/dtype, NULL pointers). */
+ * out_h x out_w float32 (every method but nearest) or the source type (nearest), as
+ * tf.image.resize. `method` is a tfn_image_resize_method, | TFN_RESIZE_ANTIALIAS.
+ * @return TFN_OK, TFN_E_INVALID_ARG (zero sizes, bad method/dtype, NULL pointers),
+ *         TFN_E_NOMEM (the weight tables). */
 TFN_API int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t width,
                              int channels, void *dst, uint32_t out_height,
                              uint32_t out_width, int method, tfn_error *err);

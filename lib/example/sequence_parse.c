@@ -126,23 +126,45 @@ static int not_a_sequence_example(const ctx *c, size_t i)
                         (const char *)r->data, nul ? "" : "'");
 }
 
-/* The common step: a Feature of the wanted kind holding one packed numeric run that
- * ends exactly where the Feature does. Returns the number of values (decoded into dst
- * when dst is non-NULL), or SIZE_MAX when the step needs the general reader (any other
- * layout, a kind-less or mismatched Feature, bytes, malformed bytes), which then
- * decides with the Example parser's rules. */
-static size_t fast_step(span step, int want, void *dst)
+/* The common step: a Feature of the wanted kind holding one packed numeric run (or
+ * its strings) that ends exactly where the Feature does. Returns the number of values,
+ * decoded into dst when they all fit in `room` values (else dst may hold some of them,
+ * unused), or SIZE_MAX when the step needs the general reader (any other layout, a
+ * kind-less or mismatched Feature, malformed bytes), which then decides with the
+ * Example parser's rules. One pass: counting and decoding go together. */
+static size_t fast_step(span step, int want, void *dst, size_t room)
 {
     const uint8_t *p = step.p, *end = step.p + step.len;
-    uint8_t kind = want == TFN_INT64 ? TAG_FEATURE_INT64 : TAG_FEATURE_FLOAT;
+    uint8_t kind = want == TFN_INT64   ? TAG_FEATURE_INT64
+                   : want == TFN_BYTES ? TAG_FEATURE_BYTES
+                                       : TAG_FEATURE_FLOAT;
     uint64_t len, plen;
-    if (want == TFN_BYTES || p == end || *p != kind)
+    if (p == end || *p != kind)
         return SIZE_MAX;
     p = tfn__get_varint(p + 1, end, &len);
     if (!p || len != (uint64_t)(end - p))
         return SIZE_MAX;
     if (p == end)
         return 0;
+    if (want == TFN_BYTES) { /* strings, each "0a <len> <bytes>", filling the list */
+        tfn_bytes *views = dst;
+        size_t count = 0;
+        if (!views)
+            room = 0;
+        while (p < end) {
+            uint64_t n;
+            const uint8_t *q = *p == TAG_LIST_PACKED ? tfn__get_varint(p + 1, end, &n) : NULL;
+            if (!q || n > (uint64_t)(end - q))
+                return SIZE_MAX;
+            if (count < room) {
+                views[count].data = q;
+                views[count].len = (size_t)n;
+            }
+            count++;
+            p = q + n;
+        }
+        return count;
+    }
     if (*p != TAG_LIST_PACKED)
         return SIZE_MAX;
     p = tfn__get_varint(p + 1, end, &plen);
@@ -151,20 +173,31 @@ static size_t fast_step(span step, int want, void *dst)
     if (want == TFN_FLOAT32) {
         if (plen % 4)
             return SIZE_MAX;
-        if (dst && plen)
-            memcpy(dst, p, (size_t)plen); /* little-endian floats, as on the wire */
-        return (size_t)plen / 4;
+        size_t count = (size_t)plen / 4;
+        if (dst && count <= room) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            if (count)
+                memcpy(dst, p, (size_t)plen); /* little-endian floats, as on the wire */
+#else
+            float *f = dst;
+            for (size_t i = 0; i < count; i++)
+                f[i] = tfn__bits_float(tfn__load_le32(p + 4 * i));
+#endif
+        }
+        return count;
     }
     if (end[-1] & 0x80) /* a run must end on a final byte */
         return SIZE_MAX;
     size_t count = 0;
     int64_t *out = dst;
+    if (!out)
+        room = 0;
     while (p < end) {
         uint64_t v;
         const uint8_t *q = tfn__get_varint(p, end, &v);
         if (!q)
             return SIZE_MAX;
-        if (out)
+        if (count < room)
             out[count] = (int64_t)v;
         count++;
         p = q;
@@ -182,22 +215,29 @@ static int read_list(const ctx *c, size_t i, size_t j, span list, tfn_list_outpu
     int want = c->lists[j].dtype;
     size_t es = elem_size(want), step_index = 0;
     for (; p < end; step_index++) {
-        uint32_t field;
-        int wire;
         span step = {NULL, 0};
-        if (!next_field(&p, end, &field, &wire, &step))
-            return list_error(c, i, j, step_index, TFN_E_CORRUPT,
-                              "Can't parse serialized FeatureList.");
-        if (field != FIELD_STEP || wire != TFN_WT_LEN) {
-            step_index--;
-            continue;
+        if (p[0] == TFN_TAG(FIELD_STEP, TFN_WT_LEN) && end - p >= 2 && p[1] < 0x80 &&
+            (size_t)(end - p) - 2 >= p[1]) { /* the usual step: a Feature under 128 bytes */
+            step.p = p + 2;
+            step.len = p[1];
+            p += 2 + p[1];
+        } else {
+            uint32_t field;
+            int wire;
+            if (!next_field(&p, end, &field, &wire, &step))
+                return list_error(c, i, j, step_index, TFN_E_CORRUPT,
+                                  "Can't parse serialized FeatureList.");
+            if (field != FIELD_STEP || wire != TFN_WT_LEN) {
+                step_index--;
+                continue;
+            }
         }
         bool room = o->values_out && !*short_of && o->steps < cap_steps;
-        size_t count = fast_step(step, want, NULL);
+        size_t avail = room ? cap_values - o->values : 0;
+        size_t count = fast_step(step, want,
+                                 room ? (uint8_t *)o->values_out + o->values * es : NULL, avail);
         if (count != SIZE_MAX) {
-            if (room && count <= cap_values - o->values)
-                fast_step(step, want, (uint8_t *)o->values_out + o->values * es);
-            else
+            if (count > avail)
                 room = false;
         } else {
             int dtype;

@@ -6,18 +6,22 @@
 
 #include <stdlib.h>
 
-typedef struct worker {
-    uint8_t *pixels; /* decoded image, grown as needed */
-    size_t cap;
-    void *scratch;   /* resize tables and one float row */
-    size_t scratch_cap;
-} worker;
+typedef tfn__image_worker worker;
 
 static void worker_free(void *state)
 {
-    worker *w = state;
+    tfn__image_worker_free(state);
+}
+
+void tfn__image_worker_free(tfn__image_worker *w)
+{
+    if (!w)
+        return;
     free(w->pixels);
     free(w->scratch);
+    w->pixels = NULL;
+    w->scratch = NULL;
+    w->cap = w->scratch_cap = 0;
 }
 
 static bool worker_reserve(void **p, size_t *cap, size_t need)
@@ -35,6 +39,11 @@ static bool worker_reserve(void **p, size_t *cap, size_t need)
 typedef struct worker_sink {
     tfn__image_sink base;
     worker *w;
+    /* row mode: bilinear resizing as the rows arrive */
+    const tfn__image_plan *plan;
+    void *dst;
+    tfn__resize_out out;
+    tfn__bilinear_stream stream;
 } worker_sink;
 
 static void *worker_get(tfn__image_sink *self, const tfn_image_info *info, size_t bytes,
@@ -49,6 +58,40 @@ static void *worker_get(tfn__image_sink *self, const tfn_image_info *info, size_
     return w->pixels;
 }
 
+/* Row mode (JPEG, plain bilinear): the scratch holds the resize state and the one
+ * input row the decoder writes; no full-size image is kept. */
+static int stream_begin(tfn__image_sink *self, const tfn_image_info *info, tfn_error *err)
+{
+    worker_sink *s = (worker_sink *)(void *)self;
+    const tfn_image_batch_options *o = s->plan->opt;
+    uint32_t h = info->out_height, w = info->out_width;
+    int c = info->out_channels;
+    if (c != s->plan->channels || info->bytes_per_sample != 1)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "decoded %d channels, %d wanted", c,
+                         s->plan->channels);
+    size_t need = tfn__bilinear_stream_size(h, w, c, o->height, o->width);
+    if (need == SIZE_MAX || !worker_reserve(&s->w->scratch, &s->w->scratch_cap, need))
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables for %ux%u -> %ux%u)",
+                         h, w, o->height, o->width);
+    tfn__resize_out out = {s->dst, o->dtype, o->nchw, o->method, o->sub, s->plan->mul,
+                           o->divide, s->plan->identity};
+    s->out = out;
+    tfn__bilinear_stream_begin(&s->stream, h, w, c, o->height, o->width, &s->out,
+                               s->w->scratch);
+    return TFN_OK;
+}
+
+static uint8_t *stream_row(tfn__image_sink *self)
+{
+    return tfn__bilinear_stream_row(&((worker_sink *)(void *)self)->stream);
+}
+
+static void stream_push(tfn__image_sink *self, uint32_t y)
+{
+    (void)y; /* rows come in order */
+    tfn__bilinear_stream_push(&((worker_sink *)(void *)self)->stream);
+}
+
 static size_t dtype_size(int dtype)
 {
     return dtype == TFN_IMAGE_FLOAT32 ? 4 : dtype == TFN_IMAGE_BFLOAT16 ? 2 : 1;
@@ -56,12 +99,7 @@ static size_t dtype_size(int dtype)
 
 typedef struct batch_job {
     tfn__image_jobs jobs;
-    const tfn_image_batch_options *opt;
-    tfn_image_decode_options decode; /* channels resolved */
-    int channels;
-    float mul[4];
-    bool identity;
-    size_t image_bytes; /* bytes of one output image */
+    tfn__image_plan plan;
     uint8_t *out;
     int32_t *status;
     /* encoded input */
@@ -72,16 +110,18 @@ typedef struct batch_job {
     const uint32_t *heights, *widths;
 } batch_job;
 
-static int resize_into(batch_job *j, worker *w, size_t i, const uint8_t *src, uint32_t h,
-                       uint32_t wd, tfn_error *err)
+static int resize_into(const tfn__image_plan *plan, worker *w, void *dst, const uint8_t *src,
+                       uint32_t h, uint32_t wd, tfn_error *err)
 {
-    const tfn_image_batch_options *o = j->opt;
-    size_t need = tfn__resize_scratch_size(o->width, o->height, j->channels, h);
-    if (!worker_reserve(&w->scratch, &w->scratch_cap, need))
-        return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables)");
-    tfn__resize_out out = {j->out + i * j->image_bytes, o->dtype, o->nchw, o->method,
-                           o->sub, j->mul, o->divide, j->identity};
-    tfn__resize_u8(src, h, wd, j->channels, o->height, o->width, &out, w->scratch);
+    const tfn_image_batch_options *o = plan->opt;
+    size_t need = tfn__resize_scratch_size(o->method, h, wd, plan->channels, o->height,
+                                           o->width);
+    if (need == SIZE_MAX || !worker_reserve(&w->scratch, &w->scratch_cap, need))
+        return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables for %ux%u -> %ux%u)",
+                         h, wd, o->height, o->width);
+    tfn__resize_out out = {dst, o->dtype, o->nchw, o->method, o->sub, plan->mul, o->divide,
+                           plan->identity};
+    tfn__resize_u8(src, h, wd, plan->channels, o->height, o->width, &out, w->scratch);
     return TFN_OK;
 }
 
@@ -97,33 +137,59 @@ static int pick_ratio(const tfn_image_info *info, uint32_t oh, uint32_t ow)
     return 1;
 }
 
-static int decode_resize_one(tfn__image_jobs *jobs, size_t i, void *state, tfn_error *err)
+int tfn__image_decode_resize(const tfn__image_plan *plan, tfn__image_worker *w,
+                             const uint8_t *data, size_t len, void *dst, tfn_error *err)
 {
-    batch_job *j = (batch_job *)(void *)jobs;
-    worker *w = state;
-    const uint8_t *data = j->data[i];
-    size_t len = j->lens[i];
-    tfn_image_decode_options dopt = j->decode;
+    tfn_image_decode_options dopt = plan->decode;
     tfn_image_info info;
     int rc = TFN_OK;
-    if (j->opt->dct_scale && !dopt.crop && dopt.ratio <= 1 &&
+    if (plan->opt->dct_scale && !dopt.crop && dopt.ratio <= 1 &&
         tfn_image_format_of(data, len) == TFN_IMAGE_JPEG) {
         rc = tfn__image_decode_any(data, len, &dopt, &info, NULL, err);
         if (rc == TFN_OK)
-            dopt.ratio = pick_ratio(&info, j->opt->height, j->opt->width);
+            dopt.ratio = pick_ratio(&info, plan->opt->height, plan->opt->width);
     }
+    /* JPEG with plain bilinear: resized as the rows are decoded (the same values; the
+       full-size image never goes through memory) */
+    bool rows = plan->opt->method == TFN_RESIZE_BILINEAR &&
+                tfn_image_format_of(data, len) == TFN_IMAGE_JPEG;
     if (rc == TFN_OK) {
-        worker_sink sink = {{worker_get}, w};
+        worker_sink sink;
+        memset(&sink, 0, sizeof sink);
+        sink.base.get = worker_get;
+        sink.w = w;
+        if (rows) {
+            sink.base.begin = stream_begin;
+            sink.base.row = stream_row;
+            sink.base.push = stream_push;
+            sink.plan = plan;
+            sink.dst = dst;
+        }
         rc = tfn__image_decode_any(data, len, &dopt, &info, &sink.base, err);
+        uint32_t done = rows && rc == TFN_OK ? tfn__bilinear_stream_finish(&sink.stream) : 0;
+        if (rc == TFN_OK && rows && done != plan->opt->height)
+            rc = tfn__fail(err, TFN_E_CORRUPT, "image ended after %u of %u resized rows", done,
+                           plan->opt->height);
     }
     if (rc == TFN_OK && info.bytes_per_sample != 1)
         rc = tfn__fail(err, TFN_E_INVALID_ARG, "16-bit output is not supported in a batch");
-    if (rc == TFN_OK)
-        rc = resize_into(j, w, i, w->pixels, info.out_height, info.out_width, err);
+    if (rc == TFN_OK && info.out_channels != plan->channels) /* JPEG has no 2 channels */
+        rc = tfn__fail(err, TFN_E_INVALID_ARG, "decoded %d channels, %d wanted",
+                       info.out_channels, plan->channels);
+    if (rc == TFN_OK && !rows)
+        rc = resize_into(plan, w, dst, w->pixels, info.out_height, info.out_width, err);
+    if (rc != TFN_OK)
+        memset(dst, 0, plan->image_bytes);
+    return rc;
+}
+
+static int decode_resize_one(tfn__image_jobs *jobs, size_t i, void *state, tfn_error *err)
+{
+    batch_job *j = (batch_job *)(void *)jobs;
+    int rc = tfn__image_decode_resize(&j->plan, state, j->data[i], j->lens[i],
+                                      j->out + i * j->plan.image_bytes, err);
     if (j->status)
         j->status[i] = rc;
-    if (rc != TFN_OK)
-        memset(j->out + i * j->image_bytes, 0, j->image_bytes);
     return rc;
 }
 
@@ -133,23 +199,23 @@ static int resize_one(tfn__image_jobs *jobs, size_t i, void *state, tfn_error *e
     if (!j->pixels[i] || j->heights[i] == 0 || j->widths[i] == 0)
         return tfn__fail(err, TFN_E_INVALID_ARG, "empty image (%ux%u)", j->heights[i],
                          j->widths[i]);
-    return resize_into(j, state, i, j->pixels[i], j->heights[i], j->widths[i], err);
+    return resize_into(&j->plan, state, j->out + i * j->plan.image_bytes, j->pixels[i],
+                       j->heights[i], j->widths[i], err);
 }
 
-static int setup(batch_job *j, const tfn_image_batch_options *opt, int channels, size_t n,
-                 void *out, size_t out_cap, tfn_error *err)
+int tfn__image_plan_init(tfn__image_plan *plan, const tfn_image_batch_options *opt,
+                         int channels, tfn_error *err)
 {
-    memset(j, 0, sizeof *j);
+    memset(plan, 0, sizeof *plan);
     if (!opt)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: options are NULL");
-    if (channels != 1 && channels != 3 && channels != 4 && channels != 2)
+    if (channels < 1 || channels > 4)
         return tfn__fail(err, TFN_E_INVALID_ARG,
-                         "image batch: channels must be 1, 3 or 4 (got %d)", channels);
+                         "image batch: channels must be 1 to 4 (got %d)", channels);
     if (opt->height == 0 || opt->width == 0)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: output size %ux%u",
                          opt->height, opt->width);
-    if (opt->method != TFN_RESIZE_BILINEAR && opt->method != TFN_RESIZE_NEAREST &&
-        opt->method != TFN_RESIZE_AREA)
+    if (!tfn__resize_method_ok(opt->method))
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: unknown resize method %d",
                          opt->method);
     if (opt->dtype != TFN_IMAGE_UINT8 && opt->dtype != TFN_IMAGE_FLOAT32 &&
@@ -159,11 +225,28 @@ static int setup(batch_job *j, const tfn_image_batch_options *opt, int channels,
     if (px >= TFN__IMAGE_MAX_BYTES)
         return tfn__fail(err, TFN_E_LIMIT, "image batch: output images of %ux%u too large",
                          opt->height, opt->width);
-    j->opt = opt;
-    j->channels = channels;
-    j->image_bytes = (size_t)px * dtype_size(opt->dtype);
+    plan->opt = opt;
+    plan->decode = opt->decode;
+    plan->channels = channels;
+    plan->image_bytes = (size_t)px * dtype_size(opt->dtype);
+    for (int k = 0; k < 4; k++)
+        plan->mul[k] = opt->mul[k] == 0.0f ? 1.0f : opt->mul[k];
+    plan->identity = true;
+    for (int k = 0; k < channels; k++)
+        if (opt->sub[k] != 0.0f || plan->mul[k] != 1.0f)
+            plan->identity = false;
+    return TFN_OK;
+}
+
+static int setup(batch_job *j, const tfn_image_batch_options *opt, int channels, size_t n,
+                 void *out, size_t out_cap, tfn_error *err)
+{
+    memset(j, 0, sizeof *j);
+    int rc = tfn__image_plan_init(&j->plan, opt, channels, err);
+    if (rc != TFN_OK)
+        return rc;
     size_t total;
-    if (!tfn__mul_size(j->image_bytes, n, &total))
+    if (!tfn__mul_size(j->plan.image_bytes, n, &total))
         return tfn__fail(err, TFN_E_LIMIT, "image batch: output size overflows");
     if (n && (!out || out_cap < total)) {
         tfn__fail(err, TFN_E_BUF_TOO_SMALL, "image batch: output of %zu bytes, needs %zu",
@@ -173,12 +256,6 @@ static int setup(batch_job *j, const tfn_image_batch_options *opt, int channels,
         return TFN_E_BUF_TOO_SMALL;
     }
     j->out = out;
-    for (int k = 0; k < 4; k++)
-        j->mul[k] = opt->mul[k] == 0.0f ? 1.0f : opt->mul[k];
-    j->identity = true;
-    for (int k = 0; k < channels; k++)
-        if (opt->sub[k] != 0.0f || j->mul[k] != 1.0f)
-            j->identity = false;
     j->jobs.n = n;
     j->jobs.free_state = worker_free;
     j->jobs.stop_on_error = opt->on_error != TFN_IMAGE_SKIP;
@@ -201,7 +278,6 @@ int tfn_image_decode_resize_batch(const void *const *data, const size_t *lens, s
     rc = tfn__image_check_options(&opt->decode, err);
     if (rc != TFN_OK)
         return rc;
-    j.decode = opt->decode;
     j.data = data;
     j.lens = lens;
     j.status = status;
@@ -243,12 +319,13 @@ int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t w
         return tfn__fail(err, TFN_E_INVALID_ARG,
                          "tfn_image_resize: sizes must be positive (%ux%ux%d -> %ux%u)",
                          height, width, channels, out_height, out_width);
-    if (method != TFN_RESIZE_BILINEAR && method != TFN_RESIZE_NEAREST &&
-        method != TFN_RESIZE_AREA)
+    if (!tfn__resize_method_ok(method))
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: unknown method %d", method);
     if (src_dtype != TFN_IMAGE_UINT8 && src_dtype != TFN_IMAGE_FLOAT32)
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_image_resize: source dtype %d", src_dtype);
-    void *scratch = malloc(tfn__resize_scratch_size(out_width, out_height, channels, height));
+    size_t need = tfn__resize_scratch_size(method, height, width, channels, out_height,
+                                           out_width);
+    void *scratch = need == SIZE_MAX ? NULL : malloc(need);
     if (!scratch)
         return tfn__fail(err, TFN_E_NOMEM, "out of memory (resize tables)");
     if (src_dtype == TFN_IMAGE_FLOAT32) {
@@ -256,8 +333,8 @@ int tfn_image_resize(const void *src, int src_dtype, uint32_t height, uint32_t w
                         scratch);
     } else {
         static const float zero[4], one[4] = {1, 1, 1, 1};
-        tfn__resize_out out = {dst, method == TFN_RESIZE_NEAREST ? TFN_IMAGE_UINT8
-                                                                 : TFN_IMAGE_FLOAT32,
+        bool nearest = (method & ~TFN_RESIZE_ANTIALIAS) == TFN_RESIZE_NEAREST;
+        tfn__resize_out out = {dst, nearest ? TFN_IMAGE_UINT8 : TFN_IMAGE_FLOAT32,
                                0, method, zero, one, 0, true};
         tfn__resize_u8(src, height, width, channels, out_height, out_width, &out, scratch);
     }

@@ -114,7 +114,7 @@ int tfn_image_decode(const void *data, size_t len, const tfn_image_decode_option
     int rc = tfn__image_check_options(opt, err);
     if (rc != TFN_OK)
         return rc;
-    fixed_sink sink = {{fixed_get}, dst, cap};
+    fixed_sink sink = {{.get = fixed_get}, dst, cap};
     tfn_error local_err;
     if (!err)
         err = &local_err; /* the sink reports through it */
@@ -158,7 +158,7 @@ static int decode_one(tfn__image_jobs *jobs, size_t i, void *worker_state, tfn_e
 {
     (void)worker_state;
     decode_job *j = (decode_job *)(void *)jobs;
-    malloc_sink sink = {{malloc_get}, NULL};
+    malloc_sink sink = {{.get = malloc_get}, NULL};
     int rc = tfn__image_decode_any(j->data[i], j->lens[i], j->opt, &j->infos[i], &sink.base,
                                    err);
     if (rc != TFN_OK) {

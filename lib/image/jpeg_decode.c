@@ -197,9 +197,17 @@ static int decode_body(jpeg_ctx *ctx, struct jpeg_decompress_struct *cinfo,
     if (!sink)
         return TFN_OK;
 
-    uint8_t *dst = sink->get(sink, info, (size_t)total, err);
-    if (!dst)
-        return err ? err->code : TFN_E_NOMEM;
+    bool rows = sink->row != NULL; /* the sink takes one row at a time */
+    uint8_t *dst = NULL;
+    if (rows) {
+        int rc = sink->begin(sink, info, err);
+        if (rc != TFN_OK)
+            return rc;
+    } else {
+        dst = sink->get(sink, info, (size_t)total, err);
+        if (!dst)
+            return err ? err->code : TFN_E_NOMEM;
+    }
 
     jpeg_start_decompress(cinfo);
     JDIMENSION skipped = 0;
@@ -222,14 +230,19 @@ static int decode_body(jpeg_ctx *ctx, struct jpeg_decompress_struct *cinfo,
     size_t stride = (size_t)out_w * (size_t)channels;
     JDIMENSION end = skipped + out_h;
     uint8_t *line = dst;
-    while (cinfo->output_scanline < end) {
+    for (uint32_t y = 0; cinfo->output_scanline < end; y++) {
+        if (rows)
+            line = sink->row(sink);
         JSAMPROW row = direct ? line : ctx->row_tmp;
         if (jpeg_read_scanlines(cinfo, &row, 1) != 1)
             return tfn__fail(err, TFN_E_TRUNCATED, "truncated JPEG: stopped at line %u of %u",
                              cinfo->output_scanline - skipped, out_h);
         if (!direct)
             store_row(cinfo, ctx->row_tmp, line, out_w, channels, skip_px);
-        line += stride;
+        if (rows)
+            sink->push(sink, y);
+        else
+            line += stride;
     }
     if (cinfo->output_scanline < cinfo->output_height)
         jpeg_skip_scanlines(cinfo, cinfo->output_height - cinfo->output_scanline);

@@ -1,12 +1,19 @@
-/* resize.c - bilinear and nearest-neighbour resizing with TensorFlow's arithmetic
+/* resize.c - bilinear, nearest-neighbour and area resizing with TensorFlow's arithmetic
  * (core/kernels/image/resize_bilinear_op.cc and resize_nearest_neighbor_op.cc with
- * half_pixel_centers=True, align_corners=False): float scale in/out, the same
- * interpolation weights and the same order of float operations, so float results
- * are bit-identical. Each output row is computed in float, then stored with the
- * caller's normalisation, dtype and layout. */
+ * half_pixel_centers=True, align_corners=False; resize_area_op.cc): float scale in/out,
+ * the same interpolation weights and the same order of float operations, so float
+ * results are bit-identical. The filter methods come from resize_kernels.c. Each output
+ * row is computed in float, then stored with the caller's normalisation, dtype and
+ * layout. Bilinear from uint8 works a row at a time (4 elements at a time with SSE2,
+ * the same IEEE operations), also on rows as a JPEG decoder hands them over
+ * (tfn__bilinear_stream), so that a decode + resize never stores the full-size image. */
 #include "image_internal.h"
 
 #include <math.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct axis_weights {
     size_t lower, upper; /* element offsets (index * stride) */
@@ -84,12 +91,40 @@ static size_t area_max_rows(uint32_t in_h, uint32_t out_h)
     return (size_t)(in_h / out_h) + 3;
 }
 
-size_t tfn__resize_scratch_size(uint32_t out_w, uint32_t out_h, int channels, uint32_t in_h)
+bool tfn__resize_method_ok(int method)
 {
-    size_t rows = area_max_rows(in_h, out_h);
-    return ((size_t)out_w + out_h) * sizeof(axis_weights) +
-           (size_t)out_w * (size_t)channels * sizeof(float) + rows * (sizeof(float) + sizeof(size_t)) +
-           64;
+    int base = method & ~TFN_RESIZE_ANTIALIAS;
+    return base >= TFN_RESIZE_BILINEAR && base <= TFN_RESIZE_MITCHELLCUBIC;
+}
+
+/* Bytes of the per-element normalisation arrays (sub and mul of each of the ow * c
+ * values of a row) that come first in every scratch block, 64-byte rounded. */
+static size_t norm_bytes(uint32_t ow, int c)
+{
+    return ((size_t)ow * (size_t)c * 2 * sizeof(float) + 63) & ~(size_t)63;
+}
+
+/* The bilinear uint8 row cache (after the axis weights): per output element its two
+ * input offsets and weight, the gathered bytes, two horizontally interpolated input
+ * rows and one output row. */
+static size_t bilinear_cache_bytes(uint32_t ow, int c)
+{
+    size_t n = (size_t)ow * (size_t)c;
+    return n * (2 * sizeof(int32_t) + sizeof(float) + 2 + 3 * sizeof(float)) + 9 * 64;
+}
+
+size_t tfn__resize_scratch_size(int method, uint32_t h, uint32_t w, int c, uint32_t oh,
+                                uint32_t ow)
+{
+    size_t norm = norm_bytes(ow, c);
+    if (tfn__resize_is_filter(method)) {
+        size_t f = tfn__filter_scratch_size(method, h, w, c, oh, ow);
+        return f == SIZE_MAX || f > SIZE_MAX - norm ? SIZE_MAX : f + norm;
+    }
+    size_t rows = area_max_rows(h, oh);
+    return norm + ((size_t)ow + oh) * sizeof(axis_weights) +
+           (size_t)ow * (size_t)c * sizeof(float) + rows * (sizeof(float) + sizeof(size_t)) +
+           bilinear_cache_bytes(ow, c) + 64;
 }
 
 /* One output row of the area method (resize_area_op.cc: per channel, each input row's
@@ -165,12 +200,55 @@ AREA_ROW(float)
         }                                                                                 \
     }
 
-BILINEAR_ROW(uint8_t)
 BILINEAR_ROW(float)
 
-static inline float normalise(float v, int k, const tfn__resize_out *out)
+/* The normalisation of a row as per-element arrays: element i of a row is channel
+ * i % c. Identity normalisation needs none. */
+typedef struct row_norm {
+    const float *sub, *mul; /* ow * c each */
+    int divide;
+    bool identity;
+} row_norm;
+
+static row_norm make_norm(void *scratch, uint32_t ow, int c, const tfn__resize_out *out)
 {
-    return out->divide ? (v - out->sub[k]) / out->mul[k] : (v - out->sub[k]) * out->mul[k];
+    row_norm rn = {NULL, NULL, out->divide, out->identity_norm};
+    if (rn.identity)
+        return rn;
+    size_t n = (size_t)ow * (size_t)c;
+    float *sub = scratch, *mul = sub + n;
+    for (size_t i = 0; i < n; i++) {
+        sub[i] = out->sub[i % (size_t)c];
+        mul[i] = out->mul[i % (size_t)c];
+    }
+    rn.sub = sub;
+    rn.mul = mul;
+    return rn;
+}
+
+/* (v - sub) / mul or (v - sub) * mul for each element, in float (4 at a time with SSE2:
+ * the same IEEE operations, so the same values). */
+static void normalise_row(float *row, size_t n, const row_norm *rn)
+{
+    if (rn->identity)
+        return;
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (rn->divide) {
+        for (; i + 4 <= n; i += 4)
+            _mm_storeu_ps(row + i, _mm_div_ps(_mm_sub_ps(_mm_loadu_ps(row + i),
+                                                         _mm_loadu_ps(rn->sub + i)),
+                                              _mm_loadu_ps(rn->mul + i)));
+    } else {
+        for (; i + 4 <= n; i += 4)
+            _mm_storeu_ps(row + i, _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(row + i),
+                                                         _mm_loadu_ps(rn->sub + i)),
+                                              _mm_loadu_ps(rn->mul + i)));
+    }
+#endif
+    for (; i < n; i++)
+        row[i] = rn->divide ? (row[i] - rn->sub[i]) / rn->mul[i]
+                            : (row[i] - rn->sub[i]) * rn->mul[i];
 }
 
 static inline uint8_t to_u8(float v)
@@ -181,17 +259,12 @@ static inline uint8_t to_u8(float v)
     return v >= 255.0f ? 255 : (uint8_t)v;
 }
 
-/* Stores one row of ow * c floats at output row y: normalised, converted, in the
- * layout asked for. */
-static void store_row(float *row, uint32_t y, uint32_t oh, uint32_t ow, int c,
-                      const tfn__resize_out *out)
+/* Stores one row of ow * c floats, already normalised, at output row y: converted,
+ * in the layout asked for. */
+static void put_row(const float *row, uint32_t y, uint32_t oh, uint32_t ow, int c,
+                    const tfn__resize_out *out)
 {
     size_t n = (size_t)ow * (size_t)c;
-    if (!out->identity_norm) {
-        for (size_t i = 0; i < n; i += (size_t)c)
-            for (int k = 0; k < c; k++)
-                row[i + (size_t)k] = normalise(row[i + (size_t)k], k, out);
-    }
     if (!out->nchw) {
         size_t at = (size_t)y * n;
         switch (out->dtype) {
@@ -250,14 +323,195 @@ static float *row_target(float *scratch_row, uint32_t y, uint32_t ow, int c,
     return scratch_row;
 }
 
+/* Normalises row y in place and stores it. */
+static void store_row(float *row, uint32_t y, uint32_t oh, uint32_t ow, int c,
+                      const tfn__resize_out *out, const row_norm *rn)
+{
+    normalise_row(row, (size_t)ow * (size_t)c, rn);
+    put_row(row, y, oh, ow, c, out);
+}
+
+/* ---- bilinear from uint8, a row at a time with a cache of interpolated input rows.
+ * Output row y is  t + (u - t) * ylerp  where t and u are the horizontally
+ * interpolated input rows lower(y) and upper(y), each element  a + (b - a) * xlerp:
+ * TensorFlow's compute_lerp, the same float operations on the same operands, only
+ * grouped by input row (an input row shared by two output rows is interpolated once)
+ * and computed 4 elements at a time. */
+typedef struct bilinear_cache {
+    size_t n;          /* ow * c */
+    uint32_t ow;
+    int c;
+    size_t row_bytes;  /* w * c */
+    int32_t *lo, *hi;  /* per element: input offsets in a row (first ow: per pixel) */
+    float *xl;         /* per element: horizontal weight */
+    uint8_t *ga, *gb;  /* gathered bytes of the row being interpolated */
+    float *hrow[2];    /* interpolated input rows ... */
+    int64_t tag[2];    /* ... and which (-1: none) */
+    float *out;        /* one output row */
+} bilinear_cache;
+
+static void *align64(void *p)
+{
+    return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+}
+
+static void bilinear_cache_init(bilinear_cache *bc, void *at, const axis_weights *xw,
+                                uint32_t w, uint32_t ow, int c)
+{
+    size_t n = (size_t)ow * (size_t)c;
+    bc->n = n;
+    bc->ow = ow;
+    bc->c = c;
+    bc->row_bytes = (size_t)w * (size_t)c;
+    bc->lo = align64(at);
+    bc->hi = align64(bc->lo + n);
+    bc->xl = align64(bc->hi + n);
+    bc->hrow[0] = align64(bc->xl + n);
+    bc->hrow[1] = align64(bc->hrow[0] + n);
+    bc->out = align64(bc->hrow[1] + n);
+    bc->ga = align64(bc->out + n);
+    bc->gb = align64(bc->ga + n + 4); /* a pixel's 4-byte store may pass the end by 1 */
+    bc->tag[0] = bc->tag[1] = -1;
+    bool pixels = c == 3 || c == 4;
+    for (uint32_t x = 0; x < ow; x++)
+        for (int k = 0; k < c; k++) {
+            size_t j = (size_t)x * (size_t)c + (size_t)k;
+            size_t at_lo = pixels ? x : j; /* pixel-wise gathers use the first ow */
+            if (!pixels || k == 0) {
+                bc->lo[at_lo] = (int32_t)(xw[x].lower + (pixels ? 0 : (size_t)k));
+                bc->hi[at_lo] = (int32_t)(xw[x].upper + (pixels ? 0 : (size_t)k));
+            }
+            bc->xl[j] = xw[x].lerp;
+        }
+}
+
+/* The c bytes of the pixel at offset `at` of a row of `row_bytes` as a 4-byte word (the
+ * byte past a 3-byte pixel read too, when the row has it). */
+static inline uint32_t pixel_word(const uint8_t *row, size_t at, size_t row_bytes)
+{
+    uint32_t v;
+    if (at + 4 <= row_bytes) {
+        memcpy(&v, row + at, 4);
+        return v;
+    }
+    uint8_t b[4] = {row[at], row[at + 1], row[at + 2], 0};
+    memcpy(&v, b, 4);
+    return v;
+}
+
+/* a + (b - a) * xl for each element of input row `src`. */
+static void bilinear_hrow(const bilinear_cache *bc, const uint8_t *src, float *dst)
+{
+    size_t n = bc->n, j = 0;
+    /* locals: stores through uint8_t pointers may alias anything, which would make
+       the compiler reload every pointer of *bc in each iteration */
+    uint8_t *restrict ga = bc->ga, *restrict gb = bc->gb;
+    const int32_t *restrict lo = bc->lo, *restrict hi = bc->hi;
+    if (bc->c == 3 || bc->c == 4) { /* a pixel at a time: 4-byte loads and stores */
+        size_t c = (size_t)bc->c, rb = bc->row_bytes;
+        for (uint32_t x = 0; x < bc->ow; x++) {
+            uint32_t a = pixel_word(src, (size_t)lo[x], rb), b = pixel_word(src, (size_t)hi[x], rb);
+            memcpy(ga + (size_t)x * c, &a, 4);
+            memcpy(gb + (size_t)x * c, &b, 4);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            ga[i] = src[lo[i]];
+            gb[i] = src[hi[i]];
+        }
+    }
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (; j + 8 <= n; j += 8) {
+        __m128i a16 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(bc->ga + j)), zero);
+        __m128i b16 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(const void *)(bc->gb + j)), zero);
+        __m128 a0 = _mm_cvtepi32_ps(_mm_unpacklo_epi16(a16, zero));
+        __m128 a1 = _mm_cvtepi32_ps(_mm_unpackhi_epi16(a16, zero));
+        __m128 b0 = _mm_cvtepi32_ps(_mm_unpacklo_epi16(b16, zero));
+        __m128 b1 = _mm_cvtepi32_ps(_mm_unpackhi_epi16(b16, zero));
+        _mm_storeu_ps(dst + j, _mm_add_ps(a0, _mm_mul_ps(_mm_sub_ps(b0, a0),
+                                                         _mm_loadu_ps(bc->xl + j))));
+        _mm_storeu_ps(dst + j + 4, _mm_add_ps(a1, _mm_mul_ps(_mm_sub_ps(b1, a1),
+                                                             _mm_loadu_ps(bc->xl + j + 4))));
+    }
+#endif
+    for (; j < n; j++) {
+        float a = (float)bc->ga[j], b = (float)bc->gb[j];
+        dst[j] = a + (b - a) * bc->xl[j];
+    }
+}
+
+/* The interpolated input row `row` (an index), from the cache or computed into the
+ * slot the other row of this output row does not use. */
+static const float *bilinear_get(bilinear_cache *bc, const uint8_t *src, size_t stride,
+                                 int64_t row, int64_t keep)
+{
+    for (int s = 0; s < 2; s++)
+        if (bc->tag[s] == row)
+            return bc->hrow[s];
+    int s = bc->tag[0] == keep ? 1 : 0;
+    bilinear_hrow(bc, src + (size_t)row * stride, bc->hrow[s]);
+    bc->tag[s] = row;
+    return bc->hrow[s];
+}
+
+/* t + (u - t) * yl, normalised, into dst. */
+static void bilinear_vrow(const float *t, const float *u, float yl, size_t n, float *dst,
+                          const row_norm *rn)
+{
+    size_t j = 0;
+#if defined(__SSE2__)
+    const __m128 y = _mm_set1_ps(yl);
+    if (rn->identity) {
+        for (; j + 4 <= n; j += 4) {
+            __m128 a = _mm_loadu_ps(t + j), b = _mm_loadu_ps(u + j);
+            _mm_storeu_ps(dst + j, _mm_add_ps(a, _mm_mul_ps(_mm_sub_ps(b, a), y)));
+        }
+    } else if (rn->divide) {
+        for (; j + 4 <= n; j += 4) {
+            __m128 a = _mm_loadu_ps(t + j), b = _mm_loadu_ps(u + j);
+            __m128 v = _mm_add_ps(a, _mm_mul_ps(_mm_sub_ps(b, a), y));
+            _mm_storeu_ps(dst + j, _mm_div_ps(_mm_sub_ps(v, _mm_loadu_ps(rn->sub + j)),
+                                              _mm_loadu_ps(rn->mul + j)));
+        }
+    } else {
+        for (; j + 4 <= n; j += 4) {
+            __m128 a = _mm_loadu_ps(t + j), b = _mm_loadu_ps(u + j);
+            __m128 v = _mm_add_ps(a, _mm_mul_ps(_mm_sub_ps(b, a), y));
+            _mm_storeu_ps(dst + j, _mm_mul_ps(_mm_sub_ps(v, _mm_loadu_ps(rn->sub + j)),
+                                              _mm_loadu_ps(rn->mul + j)));
+        }
+    }
+#endif
+    for (; j < n; j++) {
+        float v = t[j] + (u[j] - t[j]) * yl;
+        if (!rn->identity)
+            v = rn->divide ? (v - rn->sub[j]) / rn->mul[j] : (v - rn->sub[j]) * rn->mul[j];
+        dst[j] = v;
+    }
+}
+
 void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t oh,
                     uint32_t ow, const tfn__resize_out *out, void *scratch)
 {
+    row_norm rn = make_norm(scratch, ow, c, out);
+    scratch = (uint8_t *)scratch + norm_bytes(ow, c);
     axis_weights *xw = scratch;
     axis_weights *yw = xw + ow;
     float *row = (float *)(void *)(yw + oh);
     size_t stride = (size_t)w * (size_t)c;
-    if (out->method == TFN_RESIZE_NEAREST) {
+    if (tfn__resize_is_filter(out->method)) {
+        tfn__filter_plan plan;
+        tfn__filter_prepare(out->method, h, w, c, oh, ow, scratch, &plan);
+        for (uint32_t y = 0; y < oh; y++) {
+            float *r = row_target(plan.row, y, ow, c, out);
+            tfn__filter_row_u8(&plan, src, y, r);
+            store_row(r, y, oh, ow, c, out, &rn);
+        }
+        return;
+    }
+    int method = out->method & ~TFN_RESIZE_ANTIALIAS;
+    if (method == TFN_RESIZE_NEAREST) {
         nearest_weights(w, ow, (size_t)c, xw);
         nearest_weights(h, oh, stride, yw);
         if (out->dtype == TFN_IMAGE_UINT8 && out->identity_norm && !out->nchw) {
@@ -275,11 +529,11 @@ void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t 
             for (uint32_t x = 0; x < ow; x++)
                 for (int k = 0; k < c; k++)
                     *r++ = (float)s[xw[x].lower + (size_t)k];
-            store_row(r0, y, oh, ow, c, out);
+            store_row(r0, y, oh, ow, c, out, &rn);
         }
         return;
     }
-    if (out->method == TFN_RESIZE_AREA) {
+    if (method == TFN_RESIZE_AREA) {
         /* scratch: spans (in place of the weights), row offsets, row weights, one row */
         area_span *xs = (area_span *)(void *)xw; /* same size as axis_weights */
         size_t *yrow = (size_t *)(void *)(yw + oh);
@@ -289,17 +543,95 @@ void tfn__resize_u8(const uint8_t *src, uint32_t h, uint32_t w, int c, uint32_t 
         for (uint32_t y = 0; y < oh; y++) {
             float *r = row_target(arow, y, ow, c, out);
             area_row_uint8_t(src, h, w, c, oh, y, xs, ow, ys, yrow, r);
-            store_row(r, y, oh, ow, c, out);
+            store_row(r, y, oh, ow, c, out, &rn);
         }
         return;
     }
     bilinear_weights(w, ow, (size_t)c, xw);
-    bilinear_weights(h, oh, stride, yw);
+    bilinear_weights(h, oh, 1, yw); /* row indices */
+    bilinear_cache bc;
+    bilinear_cache_init(&bc, row, xw, w, ow, c); /* in place of the row and area tables */
     for (uint32_t y = 0; y < oh; y++) {
-        float *r = row_target(row, y, ow, c, out);
-        bilinear_row_uint8_t(src + yw[y].lower, src + yw[y].upper, yw[y].lerp, xw, ow, c, r);
-        store_row(r, y, oh, ow, c, out);
+        int64_t lo = (int64_t)yw[y].lower, hi = (int64_t)yw[y].upper;
+        const float *t = bilinear_get(&bc, src, stride, lo, hi);
+        const float *u = bilinear_get(&bc, src, stride, hi, lo);
+        float *r = row_target(bc.out, y, ow, c, out);
+        bilinear_vrow(t, u, yw[y].lerp, bc.n, r, &rn);
+        put_row(r, y, oh, ow, c, out);
     }
+}
+
+/* ---- bilinear, streamed: input rows arrive in order; input row r is interpolated
+ * horizontally when an output row uses it (into cache slot r & 1: an output row uses
+ * rows lower and upper <= lower + 1, and rows arrive in order, so the two slots hold
+ * every row still needed), and output row y is written once row upper(y) is in. */
+typedef struct stream_state {
+    axis_weights *yw; /* row indices */
+    row_norm rn;
+    bilinear_cache bc;
+} stream_state;
+
+size_t tfn__bilinear_stream_size(uint32_t h, uint32_t w, int c, uint32_t oh, uint32_t ow)
+{
+    size_t base = tfn__resize_scratch_size(TFN_RESIZE_BILINEAR, h, w, c, oh, ow);
+    size_t rows = (size_t)w * (size_t)c + 128; /* one input row, placed off alignment */
+    if (base > SIZE_MAX - rows - sizeof(stream_state) - 128)
+        return SIZE_MAX;
+    return base + rows + sizeof(stream_state) + 128;
+}
+
+void tfn__bilinear_stream_begin(tfn__bilinear_stream *st, uint32_t h, uint32_t w, int c,
+                                uint32_t oh, uint32_t ow, const tfn__resize_out *out,
+                                void *scratch)
+{
+    st->out = out;
+    st->h = h;
+    st->w = w;
+    st->c = c;
+    st->oh = oh;
+    st->ow = ow;
+    st->next_y = 0;
+    st->received = 0;
+    stream_state *ss = scratch;
+    uint8_t *at = (uint8_t *)align64(ss + 1);
+    ss->rn = make_norm(at, ow, c, out);
+    at += norm_bytes(ow, c);
+    axis_weights *xw = (axis_weights *)(void *)at;
+    ss->yw = xw + ow;
+    bilinear_weights(w, ow, (size_t)c, xw);
+    bilinear_weights(h, oh, 1, ss->yw);
+    bilinear_cache_init(&ss->bc, ss->yw + oh, xw, w, ow, c);
+    st->in_row = (uint8_t *)align64(ss->bc.gb + ss->bc.n) + 8; /* see the header */
+    st->priv = ss;
+}
+
+uint8_t *tfn__bilinear_stream_row(tfn__bilinear_stream *st)
+{
+    return st->in_row;
+}
+
+void tfn__bilinear_stream_push(tfn__bilinear_stream *st)
+{
+    stream_state *ss = st->priv;
+    const axis_weights *yw = ss->yw;
+    uint32_t y = st->received++, oy = st->next_y;
+    if (oy >= st->oh || (size_t)y < yw[oy].lower)
+        return; /* no output row left uses it */
+    bilinear_hrow(&ss->bc, st->in_row, ss->bc.hrow[y & 1]);
+    ss->bc.tag[y & 1] = y;
+    for (; oy < st->oh && yw[oy].upper == (size_t)y; oy++) {
+        int64_t lo = (int64_t)yw[oy].lower;
+        const float *t = ss->bc.hrow[lo & 1], *u = ss->bc.hrow[y & 1];
+        float *r = row_target(ss->bc.out, oy, st->ow, st->c, st->out);
+        bilinear_vrow(t, u, yw[oy].lerp, ss->bc.n, r, &ss->rn);
+        put_row(r, oy, st->oh, st->ow, st->c, st->out);
+    }
+    st->next_y = oy;
+}
+
+uint32_t tfn__bilinear_stream_finish(const tfn__bilinear_stream *st)
+{
+    return st->next_y;
 }
 
 void tfn__resize_f32(const float *src, uint32_t h, uint32_t w, int c, uint32_t oh,
@@ -309,6 +641,14 @@ void tfn__resize_f32(const float *src, uint32_t h, uint32_t w, int c, uint32_t o
     axis_weights *yw = xw + ow;
     size_t stride = (size_t)w * (size_t)c;
     size_t orow = (size_t)ow * (size_t)c;
+    if (tfn__resize_is_filter(method)) {
+        tfn__filter_plan plan;
+        tfn__filter_prepare(method, h, w, c, oh, ow, scratch, &plan);
+        for (uint32_t y = 0; y < oh; y++)
+            tfn__filter_row_f32(&plan, src, y, dst + (size_t)y * orow);
+        return;
+    }
+    method &= ~TFN_RESIZE_ANTIALIAS; /* no effect on nearest and area, as TensorFlow */
     if (method == TFN_RESIZE_NEAREST) {
         nearest_weights(w, ow, (size_t)c, xw);
         nearest_weights(h, oh, stride, yw);

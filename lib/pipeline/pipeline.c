@@ -148,22 +148,34 @@ static void worker_loop(tfn__worker *w)
         }
         pthread_mutex_unlock(&p->read_mu);
 
-        bool keep = true;
+        bool keep = true, parse_dropped = false;
         if (b->status < 0) {
             /* the error stands for the batch; its records are dropped */
             b->n = 0;
             b->data_len = 0;
         } else if (end && (b->n == 0 || (p->drop_remainder && b->n < p->batch_size))) {
             keep = false;
+            /* records parsed one by one (map(parse_single_example).batch(n): TF's
+             * map_and_batch) are mapped before the short batch is dropped, so its
+             * parse error is still reported */
+            parse_dropped = b->n > 0 && p->spec && (p->parse_flags & TFN_PARSE_SINGLE);
         }
-        uint64_t skipped = 0;
-        if (keep && b->status == TFN_OK && p->spec && !atomic_load(&p->stop))
+        /* (a dropped short batch of map_and_batch is mapped all the same: parsed and
+         * its images decoded, so that its errors are reported as TensorFlow does) */
+        uint64_t skipped = 0, images_skipped = 0;
+        bool mapped = keep || parse_dropped;
+        if (mapped && b->status == TFN_OK && p->spec && !atomic_load(&p->stop))
             tfn__batch_parse(w, b, &skipped);
+        if (mapped && b->status == TFN_OK && p->nimages && !atomic_load(&p->stop))
+            tfn__batch_images(w, b, &images_skipped);
+        if (parse_dropped && b->status < 0)
+            keep = true; /* the batch is its error */
         if (atomic_load(&p->stop))
             keep = false;
 
         pthread_mutex_lock(&p->mu);
         p->parse_skipped += skipped;
+        p->image_skipped += images_skipped;
         /* workers finish out of order: keep the latest reading (the counters grow) */
         if (records > p->seen_records)
             p->seen_records = records;
@@ -359,10 +371,13 @@ static void pipeline_destroy(struct tfn_pipeline *p, bool locks)
         for (size_t i = 0; i < p->nworkers; i++) {
             tfn_parser_free(p->workers[i].parser);
             tfn__free(a, p->workers[i].outs);
+            tfn__image_worker_free(&p->workers[i].image);
+            tfn__free(a, p->workers[i].failed);
         }
         tfn__free(a, p->workers);
     }
     tfn__free(a, p->cycle);
+    tfn__free(a, p->images);
     free_strings(a, p->paths, p->ninputs);
     free_strings(a, p->names, p->ninputs);
     if (locks) {
@@ -432,6 +447,8 @@ int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
         if (opts->names)
             rc = copy_strings(&a, opts->names, p->ninputs, false, &p->names, err);
     }
+    if (rc == TFN_OK)
+        rc = tfn__images_setup(p, opts, err);
     size_t nworkers = opts->num_threads ? opts->num_threads : usable_cpus();
     if (!p->spec)
         nworkers = 1; /* a raw batch is all reading, which is serial */
@@ -446,8 +463,8 @@ int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
             memset(p->slots, 0, p->window * sizeof *p->slots);
         }
     }
-    if (rc == TFN_OK && tfn__pool_new(&a, p->spec ? p->spec->n : 0, p->window + 2,
-                                      &p->pool) != TFN_OK)
+    if (rc == TFN_OK && tfn__pool_new(&a, p->spec ? p->spec->n : 0, p->nimages,
+                                      p->window + 2, &p->pool) != TFN_OK)
         rc = tfn__fail(err, TFN_E_NOMEM, "out of memory");
     if (rc == TFN_OK)
         rc = start_workers(p, nworkers, err);
@@ -587,5 +604,6 @@ void tfn_pipeline_stats_get(const tfn_pipeline *cp, tfn_pipeline_stats *out)
     out->damaged_bytes = p->seen_bytes;
     out->batches = p->batches_out;
     out->parse_skipped = p->parse_skipped;
+    out->image_skipped = p->image_skipped;
     pthread_mutex_unlock(&p->mu);
 }

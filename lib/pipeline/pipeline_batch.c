@@ -15,7 +15,7 @@ enum { OUT_ALIGN = 64 };
 
 /* ---------------------------------------------------------------- pool */
 
-int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t max_free,
+int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t nimages, size_t max_free,
                   tfn__batch_pool **out)
 {
     tfn__batch_pool *pool = tfn__malloc(alloc, sizeof *pool);
@@ -28,6 +28,7 @@ int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t max_free,
     }
     pool->alloc = *alloc;
     pool->ncols = ncols;
+    pool->nimages = nimages;
     pool->max_free = max_free;
     *out = pool;
     return TFN_OK;
@@ -42,6 +43,8 @@ static void batch_destroy(tfn__batch_pool *pool, tfn_pipeline_batch *b)
     tfn__free(a, b->views);
     tfn__free(a, b->block);
     tfn__free(a, b->cols);
+    tfn__free(a, b->images);
+    tfn__free(a, b->image_at);
     tfn__free(a, b);
 }
 
@@ -74,6 +77,15 @@ tfn_pipeline_batch *tfn__pool_get(tfn__batch_pool *pool)
                 return NULL;
             }
             b->ncols = pool->ncols;
+        }
+        if (pool->nimages) {
+            b->image_at = tfn__malloc(&pool->alloc, 2 * pool->nimages * sizeof *b->image_at);
+            if (!b->image_at) {
+                tfn__free(&pool->alloc, b->cols);
+                tfn__free(&pool->alloc, b);
+                return NULL;
+            }
+            b->nimages = pool->nimages;
         }
         pthread_mutex_lock(&pool->mu);
         pool->live++;
@@ -165,8 +177,7 @@ static void make_views(tfn_pipeline_batch *b)
     }
 }
 
-/* Removes record i (a parse failure under SKIP) and rebuilds the views. */
-static void drop_record(tfn_pipeline_batch *b, size_t i)
+void tfn__batch_drop_record(tfn_pipeline_batch *b, size_t i)
 {
     uint64_t start = b->offsets[i], end = b->offsets[i + 1], gone = end - start;
     memmove(b->data + start, b->data + end, b->data_len - end);
@@ -259,20 +270,10 @@ static int layout_outputs(tfn__worker *w, tfn_pipeline_batch *b, tfn_error *err)
     return TFN_OK;
 }
 
-/* The batch becomes parse error `rc` of its record i: TF's text, then where. */
-static void fail_record(tfn__worker *w, tfn_pipeline_batch *b, int rc, size_t i)
+void tfn__batch_locate_error(const struct tfn_pipeline *p, tfn_pipeline_batch *b, int rc,
+                             size_t i)
 {
-    struct tfn_pipeline *p = w->pipe;
     tfn_error *err = &b->err;
-    if ((p->parse_flags & TFN_PARSE_SINGLE) && rc != TFN_E_OUT_OF_RANGE) {
-        tfn_error single;
-        tfn__clear_error(&single);
-        int rc1 = tfn_parser_scan(w->parser, &b->views[i], 1, NULL, TFN_PARSE_SINGLE, &single);
-        if (rc1 < 0) {
-            *err = single;
-            rc = rc1;
-        }
-    }
     const tfn__origin *o = &b->origin[i];
     const char *name = tfn__source_name(p, o->input);
     if (name)
@@ -287,6 +288,36 @@ static void fail_record(tfn__worker *w, tfn_pipeline_batch *b, int rc, size_t i)
     b->status = rc;
 }
 
+/* The batch becomes parse error `rc` of its record i: TF's text, then where. */
+static void fail_record(tfn__worker *w, tfn_pipeline_batch *b, int rc, size_t i)
+{
+    struct tfn_pipeline *p = w->pipe;
+    tfn_error *err = &b->err;
+    if ((p->parse_flags & TFN_PARSE_SINGLE) && rc != TFN_E_OUT_OF_RANGE) {
+        tfn_error single;
+        tfn__clear_error(&single);
+        int rc1 = tfn_parser_scan(w->parser, &b->views[i], 1, NULL, TFN_PARSE_SINGLE, &single);
+        if (rc1 < 0) {
+            *err = single;
+            rc = rc1;
+        }
+    }
+    tfn__batch_locate_error(p, b, rc, i);
+}
+
+/* True when every output's size follows from the batch size alone (no
+ * FixedLenSequence feature padded to the batch's longest): the outputs can then be
+ * laid out before the records are read, and tfn_parser_parse decodes while it scans. */
+static bool sizes_known_before_scan(const struct tfn_pipeline *p)
+{
+    if (p->max_rows >= 0)
+        return true;
+    for (size_t j = 0; j < p->spec->n; j++)
+        if (p->spec->dense[j].type == TFN_FIXED_LEN_SEQUENCE)
+            return false;
+    return true;
+}
+
 int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
 {
     struct tfn_pipeline *p = w->pipe;
@@ -297,10 +328,22 @@ int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
         return b->status;
     }
     make_views(b);
+    bool one_pass = sizes_known_before_scan(p);
     while (b->n > 0) {
         tfn__clear_error(err);
-        int rc = tfn_parser_scan(w->parser, b->views, b->n, NULL, TFN_PARSE_BATCH, err);
-        if (rc == TFN_OK) {
+        int rc;
+        if (one_pass) { /* outputs first, then scan and decode in one pass */
+            rc = layout_outputs(w, b, err);
+            if (rc < 0) {
+                b->status = rc;
+                return rc;
+            }
+            rc = tfn_parser_parse(w->parser, b->views, b->n, NULL, TFN_PARSE_BATCH, w->outs,
+                                  err);
+            if (rc == TFN_OK)
+                return TFN_OK;
+        } else if ((rc = tfn_parser_scan(w->parser, b->views, b->n, NULL, TFN_PARSE_BATCH,
+                                         err)) == TFN_OK) {
             rc = layout_outputs(w, b, err);
             if (rc < 0) {
                 b->status = rc;
@@ -320,7 +363,7 @@ int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped)
             fail_record(w, b, rc, i);
             return TFN_OK;
         }
-        drop_record(b, i);
+        tfn__batch_drop_record(b, i);
         (*skipped)++;
     }
     return TFN_OK;
@@ -364,6 +407,18 @@ int tfn_pipeline_batch_column(const tfn_pipeline_batch *b, size_t j, tfn_pipelin
         return TFN_E_INVALID_ARG;
     *out = b->cols[j];
     return TFN_OK;
+}
+
+const void *tfn_pipeline_batch_image(const tfn_pipeline_batch *b, size_t k, size_t *bytes)
+{
+    if (bytes)
+        *bytes = 0;
+    if (!b || k >= b->nimages || !b->images)
+        return NULL;
+    uintptr_t base = ((uintptr_t)b->images + 63) & ~(uintptr_t)63;
+    if (bytes)
+        *bytes = b->image_at[2 * k + 1];
+    return (const void *)(base + b->image_at[2 * k]);
 }
 
 void tfn_pipeline_batch_free(tfn_pipeline_batch *b)

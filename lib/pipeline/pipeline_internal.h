@@ -2,6 +2,7 @@
  * pipeline_internal.h - the pieces of a tfn_pipeline shared by its files:
  *   pipeline_source.c  the interleaved inputs (TensorFlow's interleave order),
  *   pipeline_batch.c   batch memory (a recycled pool) and parsing into a batch,
+ *   pipeline_image.c   image stages: decode -> resize -> normalise a parsed bytes feature,
  *   pipeline.c         the worker threads, the ordered hand-over and the public calls.
  */
 #ifndef TFN_PIPELINE_INTERNAL_H
@@ -9,6 +10,7 @@
 
 #include "../base/tfn_internal.h"
 #include "../example/parse_internal.h"
+#include "../image/image_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,6 +43,10 @@ struct tfn_pipeline_batch {
     size_t block_cap;
     tfn_pipeline_column *cols; /* spec size, NULL for raw batches */
     size_t ncols;
+    uint8_t *images; /* every image stage's output, each 64-byte aligned */
+    size_t images_cap;
+    size_t *image_at; /* per stage: offset (from the aligned start) and bytes */
+    size_t nimages;
 };
 
 /* Batches are recycled so that a warm pipeline reuses memory that is already mapped.
@@ -53,9 +59,10 @@ struct tfn__batch_pool {
     size_t live;  /* batches in existence (in use or in free_list) */
     bool closed;  /* the pipeline is gone: returning batches are freed */
     size_t ncols; /* columns per batch */
+    size_t nimages; /* image stages per batch */
 };
 
-int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t max_free,
+int tfn__pool_new(const tfn__alloc *alloc, size_t ncols, size_t nimages, size_t max_free,
                   tfn__batch_pool **out);
 /* A batch with n == 0 (recycled memory kept), or NULL when memory runs out. */
 tfn_pipeline_batch *tfn__pool_get(tfn__batch_pool *pool);
@@ -75,6 +82,9 @@ typedef struct tfn__worker {
     struct tfn_pipeline *pipe;
     tfn_parser *parser; /* NULL for raw batches */
     tfn_output *outs;   /* spec size */
+    tfn__image_worker image; /* decode buffer and resize tables */
+    uint8_t *failed;         /* per record of a batch: its image failed (SKIP) */
+    size_t failed_cap;
     pthread_t thread;
     bool started;
 } tfn__worker;
@@ -83,6 +93,32 @@ typedef struct tfn__worker {
  * b becomes that error (status, err); with SKIP the failing records are dropped and
  * *skipped counts them. Returns TFN_OK, or TFN_E_NOMEM (b's status set too). */
 int tfn__batch_parse(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped);
+
+/* Removes record i from b (its bytes, offset and origin) and rebuilds the views. */
+void tfn__batch_drop_record(tfn_pipeline_batch *b, size_t i);
+
+/* Ends the message of b->err with where record i of b came from ("; file <path>,
+ * record <r>, offset <o>") and sets its code, record_index, offset and b's status. */
+void tfn__batch_locate_error(const struct tfn_pipeline *p, tfn_pipeline_batch *b, int rc,
+                             size_t i);
+
+/* One image stage, as the pipeline keeps it (options copied). */
+typedef struct tfn__image_stage {
+    size_t feature;
+    tfn_image_batch_options opt;
+    tfn__image_plan plan; /* points at opt */
+    unsigned formats;
+    char op_name[32];
+} tfn__image_stage;
+
+/* Runs the image stages on a parsed batch: decodes each record's image into b->images.
+ * A failure under RAISE makes b that error; under SKIP the failing records are dropped
+ * (b is parsed again without them) and *skipped counts them. Returns TFN_OK or
+ * TFN_E_NOMEM (b's status set too). */
+int tfn__batch_images(tfn__worker *w, tfn_pipeline_batch *b, uint64_t *skipped);
+
+/* Checks the options' image stages and copies them into p (p->alloc set). */
+int tfn__images_setup(struct tfn_pipeline *p, const tfn_pipeline_options *o, tfn_error *err);
 
 /* One input of the interleave cycle. */
 typedef struct tfn__cycle_slot {
@@ -109,6 +145,8 @@ struct tfn_pipeline {
     int masks;
     int on_damage, on_parse_error;
     int error_fills_batch;
+    tfn__image_stage *images; /* nimages */
+    size_t nimages;
 
     /* reading: guarded by read_mu (one worker reads a whole batch at a time) */
     pthread_mutex_t read_mu;
@@ -131,7 +169,7 @@ struct tfn_pipeline {
     uint64_t end_seq;           /* seqs below it are (or were) batches */
     int fatal;                  /* a worker could not get memory for a batch */
     tfn_error fatal_err;
-    uint64_t batches_out, parse_skipped;
+    uint64_t batches_out, parse_skipped, image_skipped;
     /* the reading counters as of the last batch read (stats never wait for read_mu,
        which a worker stuck in I/O may hold) */
     uint64_t seen_records, seen_regions, seen_bytes;

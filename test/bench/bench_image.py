@@ -8,8 +8,9 @@ and kept in build/bench/w2_real_<n>.tfrecord as tf.train.Examples {image, class}
 Cases (ratios in the same process, same machine, the page cache warm):
 1. the seed / flowers pipeline, code verbatim (parse_single_example -> decode_jpeg
    -> resize 224 -> cast / 255 -> batch 64, num_parallel_calls=AUTOTUNE):
-   TensorFlow 2.21 with its default threading vs tfnano (`import tfnano as tf`);
-   target >= 2x;
+   TensorFlow 2.21 with its default threading vs tfnano (`import tfnano as tf`), in
+   records/s and in process CPU time per record (the steadier figure on a shared
+   machine); target >= 2x;
 2. decode only, one image per call: tf.io.decode_jpeg vs tfnano.image.decode_jpeg
    (target >= 1.0x); and tfnano's threaded batch decode;
 3. the PyTorch way: PIL decode + resize + ToTensor (uint8 -> float / 255, CHW) per
@@ -196,22 +197,29 @@ def main():
               % (name, n / seconds, unit, 1e3 * seconds / n, unit, 1e3 * CPU["last"] / n))
         return n / seconds
 
-    # 1. the pipeline
-    tfn_pipe = report("pipeline tfnano (traced, fused C decode+resize)",
+    # 1. the pipeline (tfnano as the plan routes it: the C engine's image stage from 2
+    # usable cores; explain() below says which)
+    print("  " + pipeline(tfnano, path).plan_text().replace("\n", "\n  "))
+    tfn_pipe = report("pipeline tfnano (traced, C engine image stage)",
                       best(lambda: run_pipeline(pipeline(tfnano, path))), len(jpgs), "record")
+    tfn_pipe_cpu = CPU["last"]
     tfi.enable_dct_scaling(True)
     try:
         tfn_pipe_dct = report("pipeline tfnano, enable_dct_scaling(True)",
                               best(lambda: run_pipeline(pipeline(tfnano, path))), len(jpgs),
                               "record")
+        tfn_pipe_dct_cpu = CPU["last"]
     finally:
         tfi.enable_dct_scaling(False)
     if tf is not None:
         tf_pipe = report("pipeline TensorFlow %s (AUTOTUNE)" % tf.__version__,
                          best(lambda: run_pipeline(pipeline(tf, path))), len(jpgs), "record")
+        tf_pipe_cpu = CPU["last"]
         print("summary: image pipeline (W2-real, flowers code) tfnano / TensorFlow = "
-              "%.2fx (target >= 2x); with DCT scaling %.2fx" % (tfn_pipe / tf_pipe,
-                                                                 tfn_pipe_dct / tf_pipe))
+              "%.2fx records/s, %.2fx CPU per record (target >= 2x); with DCT scaling "
+              "%.2fx, %.2fx CPU; load average %.1f" % (
+                  tfn_pipe / tf_pipe, tf_pipe_cpu / tfn_pipe_cpu, tfn_pipe_dct / tf_pipe,
+                  tf_pipe_cpu / tfn_pipe_dct_cpu, os.getloadavg()[0]))
 
     # 2. decode only
     sub = jpgs[: min(len(jpgs), 600)]

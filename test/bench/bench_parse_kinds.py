@@ -5,7 +5,10 @@ it. Needs TensorFlow (build/venv-tf):
     PYTHONPATH=bindings/python TF_CPP_MIN_LOG_LEVEL=2 build/venv-tf/bin/python \
         test/bench/bench_parse_kinds.py [--batch 256] [--repeat 5]
 
-Cases (batches of --batch records, best of --repeat, microseconds per record):
+Cases (batches of --batch records, best of --repeat, microseconds per record of wall
+clock and of process CPU time; TensorFlow parses a batch on its intra-op threads,
+tfnano fills big batches on two threads, so on a shared machine the CPU figures are
+the steadier ones; the load average is printed first):
   - W1 stored unpadded: q_input_ids / a_input_ids as ragged token lists (log-normal
     lengths around 250, up to 512) and 30 float labels; parsed with VarLenFeature
     (-> SparseTensor) and with RaggedFeature (-> RaggedTensor), labels FixedLen [30];
@@ -65,13 +68,11 @@ def sequence_records(n, steps=50, seed=2, tags=False):
     return out
 
 
-def best(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+def timed(fn):
+    """(wall, process CPU) seconds of one call."""
+    t, c = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - t, time.process_time() - c
 
 
 def flat(x):
@@ -97,13 +98,16 @@ def run_case(name, records, batch, repeat, tf_fn, tn_fn, check):
     tf_batches = [tf.constant(b) for b in batches]
     check(tf_fn(tf_batches[0]), tn_fn(batches[0]))
     # alternate the two so that load on a shared machine hits both alike
-    t_tf = t_tn = float("inf")
+    w_tf = w_tn = c_tf = c_tn = float("inf")
     for _ in range(repeat):
-        t_tf = min(t_tf, best(lambda: [tf_fn(b) for b in tf_batches], 1))
-        t_tn = min(t_tn, best(lambda: [tn_fn(b) for b in batches], 1))
-    n = len(records)
-    print("%-44s %9.2f %9.2f %7.1fx" % (name, t_tf / n * 1e6, t_tn / n * 1e6, t_tf / t_tn))
-    return t_tf / t_tn
+        w, c = timed(lambda: [tf_fn(b) for b in tf_batches])
+        w_tf, c_tf = min(w_tf, w), min(c_tf, c)
+        w, c = timed(lambda: [tn_fn(b) for b in batches])
+        w_tn, c_tn = min(w_tn, w), min(c_tn, c)
+    us = 1e6 / len(records)
+    print("%-46s %7.2f %7.2f %6.1fx  %7.2f %7.2f %6.1fx"
+          % (name, w_tf * us, w_tn * us, w_tf / w_tn, c_tf * us, c_tn * us, c_tf / c_tn))
+    return w_tf / w_tn, c_tf / c_tn
 
 
 def main():
@@ -112,9 +116,12 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    print("TensorFlow %s, tfnano %s; %d records, batches of %d, best of %d"
-          % (tf.__version__, tn.__version__, args.n, args.batch, args.repeat))
-    print("%-44s %9s %9s %8s" % ("case (us per record)", "tf", "tfnano", "ratio"))
+    print("TensorFlow %s, tfnano %s; %d records, batches of %d, best of %d; load average "
+          "%.2f" % (tf.__version__, tn.__version__, args.n, args.batch, args.repeat,
+                    os.getloadavg()[0]))
+    print("%-46s %23s  %23s" % ("", "wall clock", "process CPU"))
+    print("%-46s %7s %7s %7s  %7s %7s %7s" % ("case (us per record)", "tf", "tfnano",
+                                                "ratio", "tf", "tfnano", "ratio"))
     w1 = w1_unpadded(args.n)
     for kind in ("VarLen", "Ragged"):
         def feats(m, kind=kind):

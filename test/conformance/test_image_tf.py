@@ -1,9 +1,11 @@
 """tfnano.image against TensorFlow's own image ops, per op and option: decode_jpeg
 (dct_method, channels, ratio, fancy_upscaling), decode_and_crop_jpeg, decode_png and
 decode_image (channels, uint8/uint16/float32 on PNG kinds L, LA, RGB, RGBA, palette
-with tRNS, 16-bit), extract_jpeg_shape, resize (bilinear / nearest, uint8 and float32,
-up and down, preserve_aspect_ratio), convert_image_dtype, central_crop, flips,
-encode_jpeg / encode_png (byte-identical), and the errors for bad input. Every value
+with tRNS, 16-bit), extract_jpeg_shape, resize (every method, antialias on and off,
+uint8 / float32 / float64 / int32, random sizes up and down, preserve_aspect_ratio),
+resize_with_pad, resize_with_crop_or_pad, pad / crop_to_bounding_box,
+convert_image_dtype, central_crop, flips, encode_jpeg / encode_png (byte-identical),
+and the errors for bad input. Every value
 comparison is exact: both sides run libjpeg-turbo / libpng with the same settings and
 the resize arithmetic is TensorFlow's float order (docs/images.md)."""
 import io
@@ -171,16 +173,109 @@ def test_resize_preserve_aspect_ratio_and_batches(size):
     same(tfi.resize(batch, size), tf.image.resize(batch, size))
 
 
-def test_resize_method_enum_and_unsupported():
+def test_resize_method_enum_and_unknown():
     img = RGB
-    same(tfi.resize(img, [30, 40], tfi.ResizeMethod.NEAREST_NEIGHBOR),
-         tf.image.resize(img, [30, 40], tf.image.ResizeMethod.NEAREST_NEIGHBOR))
-    same(tfi.resize(img, [30, 40], tfi.ResizeMethod.AREA),
-         tf.image.resize(img, [30, 40], tf.image.ResizeMethod.AREA))
-    with pytest.raises(NotImplementedError):
-        tfi.resize(img, [30, 40], "bicubic")
-    with pytest.raises(NotImplementedError):
-        tfi.resize(img, [30, 40], antialias=True)
+    for name in ("NEAREST_NEIGHBOR", "AREA", "BICUBIC", "LANCZOS3", "LANCZOS5", "GAUSSIAN",
+                 "MITCHELLCUBIC", "BILINEAR"):
+        same(tfi.resize(img, [30, 40], getattr(tfi.ResizeMethod, name)),
+             tf.image.resize(img, [30, 40], getattr(tf.image.ResizeMethod, name)))
+    with pytest.raises(ValueError, match="Resize method is not implemented: cubic"):
+        tf.image.resize(img, [30, 40], "cubic")
+    with pytest.raises(ValueError, match="Resize method is not implemented: cubic"):
+        tfi.resize(img, [30, 40], "cubic")
+    for size in ([0, 5], [-1, 5]):
+        same(lambda: tfi.resize(img, size, "lanczos3"),
+             lambda: tf.image.resize(img, size, "lanczos3"))
+
+
+FILTERS = ["bicubic", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"]
+ALL_METHODS = FILTERS + ["bilinear", "nearest", "area"]
+
+
+def random_image(rng, h, w, c, dtype):
+    x = rng.integers(0, 256, (h, w, c))
+    if dtype == "uint8":
+        return x.astype(np.uint8)
+    if dtype == "int32":
+        return (x * 37 - 1000).astype(np.int32)
+    return (x / 255.0 * (1.7 if dtype == "float64" else 1.0) - 0.2).astype(dtype)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("antialias", [False, True])
+def test_resize_methods_random_sizes(seed, method, antialias):
+    """Every method and antialias setting on random sizes up and down (1 to 300 pixels,
+    ratios up to ~50x), 1 / 3 / 4 channels, uint8 / float32 / float64 / int32 inputs,
+    3-D and 4-D: exactly TensorFlow's values (ResizeBicubic's table for bicubic,
+    ScaleAndTranslate for the other filters and antialias)."""
+    rng = np.random.default_rng(1000 * seed + len(method) + antialias)
+    for trial in range(4):
+        h, w = (int(v) for v in rng.integers(1, 300 if trial == 0 else 80, 2))
+        oh, ow = (int(v) for v in rng.integers(1, 260 if trial == 1 else 90, 2))
+        c = int(rng.choice([1, 3, 4]))
+        dtype = str(rng.choice(["uint8", "float32", "float64", "int32"]))
+        x = random_image(rng, h, w, c, dtype)
+        same(tfi.resize(x, [oh, ow], method=method, antialias=antialias),
+             tf.image.resize(x, [oh, ow], method=method, antialias=antialias))
+    batch = np.stack([x, x[::-1]])
+    same(tfi.resize(batch, [oh, ow], method=method, antialias=antialias),
+         tf.image.resize(batch, [oh, ow], method=method, antialias=antialias))
+
+
+@pytest.mark.parametrize("method", FILTERS + ["bilinear"])
+@pytest.mark.parametrize("size", [[224, 224], [37, 500], [768, 1024]])
+def test_resize_filters_photo(method, size):
+    """A decoded photo down to 224 (antialiased and not), to a thin strip, and up."""
+    img = tf.io.decode_jpeg(JPEGS["q90_420"]).numpy()
+    big = np.asarray(tf.image.resize(img, [512, 700], method="nearest"))
+    for aa in (False, True):
+        same(tfi.resize(big, size, method=method, antialias=aa),
+             tf.image.resize(big, size, method=method, antialias=aa))
+    same(tfi.resize(img, size, method=method, preserve_aspect_ratio=True),
+         tf.image.resize(img, size, method=method, preserve_aspect_ratio=True))
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic", "lanczos3", "area"])
+@pytest.mark.parametrize("antialias", [False, True])
+def test_resize_with_pad(method, antialias):
+    rng = np.random.default_rng(7 + len(method))
+    for _ in range(8):
+        h, w = (int(v) for v in rng.integers(3, 90, 2))
+        th, tw = (int(v) for v in rng.integers(3, 120, 2))
+        x = random_image(rng, h, w, 3, "uint8")
+        same(lambda: tfi.resize_with_pad(x, th, tw, method=method, antialias=antialias),
+             lambda: tf.image.resize_with_pad(x, th, tw, method=method, antialias=antialias))
+        batch = np.stack([x, x[:, ::-1]])
+        same(lambda: tfi.resize_with_pad(batch, th, tw, method, antialias),
+             lambda: tf.image.resize_with_pad(batch, th, tw, method, antialias))
+
+
+def test_crop_and_pad_to_bounding_box():
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        th, tw = (int(v) for v in rng.integers(1, 50, 2))
+        x = random_image(rng, h, w, 2, "float32")
+        same(tfi.resize_with_crop_or_pad(x, th, tw), tf.image.resize_with_crop_or_pad(x, th, tw))
+        oh, ow = (int(v) for v in rng.integers(0, 5, 2))
+        if th >= h + oh and tw >= w + ow:
+            same(tfi.pad_to_bounding_box(x, oh, ow, th, tw),
+                 tf.image.pad_to_bounding_box(x, oh, ow, th, tw))
+        if th + oh <= h and tw + ow <= w:
+            same(tfi.crop_to_bounding_box(x, oh, ow, th, tw),
+                 tf.image.crop_to_bounding_box(x, oh, ow, th, tw))
+    x = np.zeros((5, 6, 1), np.uint8)
+    for args in [(0, 0, 4, 6), (-1, 0, 9, 9), (2, 0, 6, 6)]:
+        with pytest.raises(ValueError):
+            tf.image.pad_to_bounding_box(x, *args)
+        with pytest.raises(ValueError):
+            tfi.pad_to_bounding_box(x, *args)
+    for args in [(0, 0, 6, 6), (0, -1, 2, 2), (0, 0, 0, 2)]:
+        with pytest.raises(ValueError):
+            tf.image.crop_to_bounding_box(x, *args)
+        with pytest.raises(ValueError):
+            tfi.crop_to_bounding_box(x, *args)
 
 
 @pytest.mark.parametrize("src,dst", [("uint8", "float32"), ("uint8", "float64"),
@@ -239,15 +334,16 @@ def test_encode_png_byte_identical(channels, compression):
     assert tfi.encode_png(img16, compression).numpy() == tf.io.encode_png(img16, compression).numpy()
 
 
-@pytest.mark.parametrize("method", ["bilinear", "area", "nearest"])
-def test_traced_resize_batches_equal_tf(method):
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("antialias", [False, True])
+def test_traced_resize_batches_equal_tf(method, antialias):
     """decode_batch with each method == TF's decode_jpeg -> resize -> / 255 per image."""
     datas = [pil_bytes(scene(90 + 11 * i, 120 - 7 * i, i), "JPEG", quality=85)
              for i in range(4)]
-    got = tfi.decode_batch(datas, size=(40, 30), method=method,
+    got = tfi.decode_batch(datas, size=(40, 30), method=method, antialias=antialias,
                            **({"dtype": "uint8", "scale": None} if method == "nearest" else {}))
-    want = np.stack([tf.image.resize(tf.io.decode_jpeg(d, channels=3), [40, 30], method)
-                     for d in datas])
+    want = np.stack([tf.image.resize(tf.io.decode_jpeg(d, channels=3), [40, 30], method,
+                                     antialias=antialias) for d in datas])
     if method != "nearest":
         want = (want / np.float32(255.0)).astype(np.float32)
     same(got, want)

@@ -1,5 +1,6 @@
 """tf.data pipelines, code verbatim, under TensorFlow 2.21 and tfnano in one process:
-the pipelines of examples/ and of the W4 benchmark give TensorFlow's values, dtypes
+the pipelines of examples/, of the W4 benchmark and the Kaggle flowers image pipeline
+(on the C engine's image stage, every resize method) give TensorFlow's values, dtypes
 and shapes; deterministic interleaves give TensorFlow's order; an error inside a
 traced function has TensorFlow's message; ignore_errors() keeps what TensorFlow
 keeps behind parallel reads and parallel map."""
@@ -59,6 +60,77 @@ def test_quest_pipeline_verbatim(w1, engine, monkeypatch):
 
 def test_image_record_pipeline_verbatim(w2):
     want, got = run_both(lambda lib: bench_w4.image_pipeline(lib, w2))
+    assert got == want
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    """60 JPEG photos (q90, 4:2:0; some 4:4:4 and progressive), various sizes, and one
+    PNG, as Examples {image, class}."""
+    import io
+    from PIL import Image
+    rng = np.random.default_rng(5)
+    path = str(tmp_path_factory.mktemp("photos") / "flowers.tfrec")
+    with tn.io.TFRecordWriter(path) as w:
+        for i in range(60):
+            h, w_ = int(rng.integers(40, 300)), int(rng.integers(40, 300))
+            y, x = np.mgrid[0:h, 0:w_]
+            img = np.stack([120 + 80 * np.sin(x / rng.uniform(5, 40) + k) *
+                            np.cos(y / rng.uniform(5, 40)) + rng.normal(0, 6, (h, w_))
+                            for k in range(3)], -1)
+            buf = io.BytesIO()
+            pil = Image.fromarray(np.clip(img, 0, 255).astype(np.uint8))
+            if i == 17:
+                pil.save(buf, "PNG")
+            else:
+                pil.save(buf, "JPEG", quality=90, subsampling=0 if i % 5 == 1 else 2,
+                         progressive=i % 7 == 3)
+            ex = tn.train.Example(features=tn.train.Features(feature={
+                "image": tn.train.Feature(bytes_list=tn.train.BytesList(value=[buf.getvalue()])),
+                "class": tn.train.Feature(int64_list=tn.train.Int64List(value=[i % 5]))}))
+            w.write(ex.SerializeToString())
+    return path
+
+
+@pytest.mark.parametrize("engine", ["1", "0"])
+def test_flowers_pipeline_verbatim(photos, engine, monkeypatch):
+    """The Kaggle flowers input function (test/bench/bench_image.py, code verbatim):
+    on the C engine's image stage and on Python threads, TensorFlow's values."""
+    import bench_image
+    monkeypatch.setenv("TFNANO_C_PIPELINE", engine)
+    ds = bench_image.pipeline(tn, photos)
+    assert ("decode_jpeg -> resize -> normalise" in ds.plan_text()) == (engine == "1")
+    want, got = run_both(lambda lib: bench_image.pipeline(lib, photos))
+    assert got == want
+
+
+@pytest.mark.parametrize("method,antialias,norm", [
+    ("bicubic", False, "center"), ("lanczos3", True, "div"), ("area", False, "mul"),
+    ("nearest", False, "convert"), ("mitchellcubic", True, "none"), ("bilinear", True, "div")])
+def test_image_stage_methods_against_tensorflow(photos, method, antialias, norm, monkeypatch):
+    monkeypatch.setenv("TFNANO_C_PIPELINE", "1")
+
+    def make(lib):
+        fmt = {"image": lib.io.FixedLenFeature([], lib.string),
+               "class": lib.io.FixedLenFeature([], lib.int64)}
+
+        def fn(r):
+            ex = lib.io.parse_single_example(r, fmt)
+            image = lib.io.decode_image(ex["image"], channels=3, expand_animations=False)
+            image = lib.image.resize(image, [48, 40], method=method, antialias=antialias)
+            if norm == "center":
+                image = (image - 127.5) / 127.5
+            elif norm == "div":
+                image = lib.cast(image, lib.float32) / 255.0
+            elif norm == "mul":
+                image = image * (1 / 255.0)
+            elif norm == "convert":
+                image = lib.image.convert_image_dtype(image, lib.float32)
+            return image, ex["class"]
+        return lib.data.TFRecordDataset(photos).map(fn, num_parallel_calls=lib.data.AUTOTUNE) \
+            .batch(16)
+    assert "runs on C threads" in make(tn).plan_text()
+    want, got = run_both(make)
     assert got == want
 
 
@@ -231,3 +303,32 @@ def test_shard_semantics_and_errors():
             errs.append(e.value)
         assert type(errs[1]).__name__ == type(errs[0]).__name__
         assert str(errs[1]) == _tf_text(errs[0]).split(" [Op:")[0]
+
+
+@pytest.mark.parametrize("engine", ["1", "0"])
+def test_error_in_a_dropped_remainder_is_raised(tmp_path, engine, monkeypatch):
+    """map(parse_single_example).batch(n, drop_remainder=True) is TensorFlow's fused
+    map_and_batch: the short last batch is mapped before it is dropped, so a parse
+    error in it is raised (by the C engine too); batch then parse_example drops it."""
+    monkeypatch.setenv("TFNANO_C_PIPELINE", engine)
+    path = _records(tmp_path, {4}, n=5)
+
+    def make(lib, batch_first):
+        feats = {"id": lib.io.FixedLenFeature([], lib.int64),
+                 "v": lib.io.FixedLenFeature([2], lib.int64)}
+        ds = lib.data.TFRecordDataset(path)
+        if batch_first:
+            return ds.batch(2, drop_remainder=True).map(
+                lambda b: lib.io.parse_example(b, feats)["id"])
+        return ds.map(lambda r: lib.io.parse_single_example(r, feats)["id"]).batch(
+            2, drop_remainder=True)
+
+    want, got = run_both(lambda lib: make(lib, True))
+    assert got == want and len(got) == 2
+    errs = []
+    for lib in (tf, tn):
+        with pytest.raises(Exception) as e:
+            list(make(lib, False))
+        errs.append(e.value)
+    assert type(errs[1]).__name__ == type(errs[0]).__name__ == "InvalidArgumentError"
+    assert str(errs[1]).split("; ")[0] == _tf_text(errs[0])

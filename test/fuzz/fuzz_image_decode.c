@@ -5,7 +5,8 @@
  *   byte 0: bits 0-1 channels (0, 1, 3, 4), bits 2-3 ratio (1, 2, 4, 8),
  *           bit 4 accurate DCT, bit 5 try_recover_truncated, bit 6 crop (a window
  *           from the probed shape), bit 7 also run the fused batch (2 copies, 2 threads,
- *           one of them cut short, skip policy, resize method = input length % 3).
+ *           one of them cut short, skip policy, resize method = input length % 8 (every
+ *           tf.image.resize method), antialias = bit 3 of the length, up to 7x5 or 41x37).
  * Invariants (a failure aborts): no crash or sanitizer report; probe and decode agree
  * on success and shape; a decode into a buffer one byte short reports
  * TFN_E_BUF_TOO_SMALL with the exact size; errors carry a message; the batch marks
@@ -91,16 +92,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bo.decode.uint16_output = 0;
         if (bo.decode.channels == 0)
             bo.decode.channels = 3;
-        bo.height = 7;
-        bo.width = 5;
+        bo.height = (len >> 4) & 1 ? 41 : 7;
+        bo.width = (len >> 4) & 1 ? 37 : 5;
         bo.dtype = TFN_IMAGE_FLOAT32;
-        bo.method = (int)(len % 3); /* bilinear, nearest, area */
+        bo.method = (int)(len % 8) | ((len >> 3) & 1 ? TFN_RESIZE_ANTIALIAS : 0);
         bo.dct_scale = ctl & 1;
         bo.on_error = TFN_IMAGE_SKIP;
         bo.num_threads = 2;
         const void *ptrs[2] = {img, img};
         size_t lens[2] = {len, len / 2};
-        size_t per = 7u * 5u * (size_t)bo.decode.channels;
+        size_t per = (size_t)bo.height * bo.width * (size_t)bo.decode.channels;
         float *out = malloc(2 * per * sizeof(float));
         int32_t status[2];
         CHECK(out != NULL);

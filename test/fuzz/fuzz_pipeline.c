@@ -9,13 +9,16 @@
  *   byte 1: bits 0-3 batch_size - 1, bits 4-5 worker threads - 1 (0: 1), bit 6
  *           drop_remainder, bit 7 compression AUTO instead of NONE.
  *   byte 2: number of inputs - 1 (mod 3) in bits 0-1; the data is cut in equal parts;
- *           bit 2 error_fills_batch.
+ *           bit 2 error_fills_batch; bit 3 (with parse) an image stage on the bytes
+ *           feature "i" (decode 3 channels, resize to 6x5, float32 / 255), resize method
+ *           bits 4-6, bit 7 its skip policy instead of raise.
  * Invariants (a failure aborts): no crash, hang or sanitizer report; the pipeline ends;
  * every record handed out is, byte for byte, the record with that index that a plain
  * reader with the same damage policy reads from that input; deterministic raw
  * pipelines over inputs that read cleanly give exactly the interleave order in
  * batches of batch_size; parsed columns equal tfn_parser_parse on the batch's records;
- * the counters add up.
+ * the image stage's block equals tfn_image_decode_resize_batch() on the batch's "i"
+ * column (which then decodes without error); the counters add up.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,7 +80,8 @@ static tfn_spec *make_spec(void)
 {
     static const int64_t two[1] = {2};
     static const int64_t zero = 0;
-    tfn_feature_config c[3];
+    static const tfn_bytes no_image = {(const uint8_t *)"", 0};
+    tfn_feature_config c[4];
     memset(c, 0, sizeof c);
     c[0].key = "a";
     c[0].key_len = 1;
@@ -98,8 +102,14 @@ static tfn_spec *make_spec(void)
     c[2].type = TFN_FIXED_LEN_SEQUENCE;
     c[2].dtype = TFN_BYTES;
     c[2].allow_missing = 1;
+    c[3].key = "i";
+    c[3].key_len = 1;
+    c[3].type = TFN_FIXED_LEN;
+    c[3].dtype = TFN_BYTES;
+    c[3].default_value = &no_image;
+    c[3].default_count = 1;
     tfn_spec *s = NULL;
-    CHECK(tfn_spec_new(c, 3, NULL, &s, NULL) == TFN_OK);
+    CHECK(tfn_spec_new(c, 4, NULL, &s, NULL) == TFN_OK);
     return s;
 }
 
@@ -119,8 +129,8 @@ static void check_columns(const tfn_spec *spec, tfn_parser *ref, tfn_pipeline_ba
     }
     CHECK(tfn_parser_scan(ref, views, n, NULL, TFN_PARSE_BATCH, NULL) == TFN_OK);
     size_t nf = tfn_spec_size(spec);
-    tfn_output outs[3];
-    void *bufs[3];
+    tfn_output outs[4];
+    void *bufs[4];
     memset(outs, 0, sizeof outs);
     for (size_t j = 0; j < nf; j++) {
         tfn_pipeline_column c;
@@ -147,6 +157,35 @@ static void check_columns(const tfn_spec *spec, tfn_parser *ref, tfn_pipeline_ba
         free(bufs[j]);
     }
     free(views);
+}
+
+/* The image stage's block equals the batch function on the batch's "i" column. */
+static void check_images(tfn_pipeline_batch *b, const tfn_image_batch_options *image)
+{
+    size_t n = tfn_pipeline_batch_count(b);
+    tfn_pipeline_column c;
+    CHECK(tfn_pipeline_batch_column(b, 3, &c) == TFN_OK && c.count == n);
+    const tfn_bytes *v = c.values;
+    const void **ptrs = calloc(n, sizeof *ptrs);
+    size_t *lens = calloc(n, sizeof *lens);
+    size_t per = (size_t)image->height * image->width * 3 * sizeof(float);
+    uint8_t *want = malloc(n * per);
+    CHECK(ptrs && lens && want);
+    for (size_t i = 0; i < n; i++) {
+        ptrs[i] = v[i].data;
+        lens[i] = v[i].len;
+    }
+    tfn_image_batch_options o = *image;
+    o.on_error = TFN_IMAGE_RAISE;
+    o.num_threads = 1;
+    CHECK(tfn_image_decode_resize_batch(ptrs, lens, n, &o, want, n * per, NULL, NULL) ==
+          TFN_OK);
+    size_t bytes = 0;
+    const void *got = tfn_pipeline_batch_image(b, 0, &bytes);
+    CHECK(got != NULL && bytes == n * per && memcmp(got, want, bytes) == 0);
+    free(want);
+    free(lens);
+    free(ptrs);
 }
 
 /* tf.data's interleave order of the references: (input, record) pairs. */
@@ -220,6 +259,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.error_fills_batch = (c2 >> 2) & 1;
     tfn_spec *spec = parse ? make_spec() : NULL;
     o.spec = spec;
+    tfn_image_batch_options image;
+    memset(&image, 0, sizeof image);
+    image.decode.channels = 3;
+    image.height = 6;
+    image.width = 5;
+    image.method = (c2 >> 4) & 7;
+    image.dtype = TFN_IMAGE_FLOAT32;
+    image.divide = 1;
+    for (int k = 0; k < 4; k++)
+        image.mul[k] = 255.0f;
+    image.on_error = c2 & 128 ? TFN_IMAGE_SKIP : TFN_IMAGE_RAISE;
+    tfn_pipeline_image stage = {3, &image, 0, NULL};
+    int images = parse && ((c2 >> 3) & 1);
+    if (images) {
+        o.images = &stage;
+        o.nimages = 1;
+    }
     tfn_parser *ref_parser = spec ? tfn_parser_new(spec, NULL) : NULL;
 
     static reference refs[MAX_INPUTS];
@@ -278,6 +334,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (spec)
             check_columns(spec, ref_parser, b);
+        if (images)
+            check_images(b, &image);
         tfn_pipeline_batch_free(b);
         batches++;
     }

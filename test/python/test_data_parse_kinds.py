@@ -178,6 +178,11 @@ def test_fused_equals_per_record(choice, seed, n, batch, equal, missing):
             lambda: tf.data.Dataset.from_tensor_slices(recs).batch(batch).map(
                 lambda b: tf.io.parse_example(b, spec))):
         traced, per_record = both(pipeline)
+        if traced[1] is not None and traced[1][1].startswith("`padded_batch` is only"):
+            # refused when padded_batch is called, from the traced spec (as TensorFlow);
+            # per record, the first batch made refuses it, after any earlier error
+            assert traced[0] == [] and per_record[1] is not None
+            continue
         assert traced == per_record
 
 
@@ -206,11 +211,13 @@ def test_fused_path_runs_one_parse_per_batch(monkeypatch):
     assert (count.batched, count.single) == (3, 0)
     assert type(out[0][0]).__name__ == "SparseTensor"
     assert out[0][1].values.dtype == np.int32
-    # padded_batch refuses the SparseTensor, as TensorFlow
+    # padded_batch refuses the SparseTensor when it is called, as TensorFlow (from the
+    # traced element spec)
     ds = tf.data.Dataset.from_tensor_slices(recs).map(
-        lambda r: tf.io.parse_single_example(r, spec)).padded_batch(4)
-    with pytest.raises(TypeError, match="padded_batch"):
-        list(ds)
+        lambda r: tf.io.parse_single_example(r, spec))
+    with pytest.raises(TypeError, match=r"padded_batch.*SparseTensorSpec\(TensorShape\("
+                                        r"\[None\]\), tf.int64\)"):
+        ds.padded_batch(4)
 
 
 def test_ops_on_parsed_values_trace_or_say_why():
@@ -238,6 +245,10 @@ def test_ops_on_parsed_values_trace_or_say_why():
                 ds = tf.data.Dataset.from_tensor_slices(recs).map(fn)
                 return getattr(ds, batch)(3)
             traced, per_record = both(make)
+            if traced[1] is not None and traced[1][1].startswith("`padded_batch` is only"):
+                # refused at padded_batch() from the traced spec, as TensorFlow does
+                assert batch == "padded_batch" and traced[0] == [] and per_record[1], name
+                continue
             assert traced == per_record, (name, batch)
         ds = tf.data.Dataset.from_tensor_slices(recs).map(fn)
         assert ds._node.fn.traced, (name, ds._node.fn.describe())

@@ -183,12 +183,16 @@ def test_batch_of_traced_values_with_different_shapes_raises_tf_error(tmp_path):
     path = write(tmp_path / "v", [example(s=[1]), example(s=[1, 2])])
     feats = {"s": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True)}
     ds = tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_single_example(r, feats)["s"])
-    # map + batch: the text of TensorFlow's fused map_and_batch kernel (TensorFlow's
-    # [batch] shape is that of whichever element finished first; here the first's)
+    # map + batch is TensorFlow's fused map-and-batch, with its own text
     with pytest.raises(InvalidArgumentError, match="Cannot add tensor to the batch: number "
                        "of elements does not match. Shapes are: \\[tensor\\]: \\[2\\], "
                        "\\[batch\\]: \\[1\\]"):
         list(ds.batch(2))
+    # not fused (a prefetch between them): batch's own text
+    with pytest.raises(InvalidArgumentError, match="Cannot batch tensors with different "
+                       "shapes in component 0. First element had shape \\[1\\] and "
+                       "element 1 had shape \\[2\\]."):
+        list(ds.prefetch(1).batch(2))
 
 
 def test_traced_filter_and_map_fusion(shards):
@@ -366,7 +370,7 @@ def test_batched_op_returning_per_record_arrays_is_stacked_or_raises():
     with pytest.raises(InvalidArgumentError, match="Cannot add tensor to the batch: number "
                        "of elements does not match. Shapes are: \\[tensor\\]: \\[2\\], "
                        "\\[batch\\]: \\[1\\]"):
-        list(differ)
+        list(differ)  # (map + batch: TensorFlow's fused map-and-batch text)
 
 
 def test_a_returned_list_becomes_a_tuple_as_in_tensorflow():

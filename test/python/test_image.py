@@ -290,3 +290,97 @@ def test_batched_decode_jpeg_refuses_bmp_like_per_record():
         graph.run(records, batched=True)
     with pytest.raises(InvalidArgumentError, match="wrong op"):
         fn(records[1])
+
+
+FILTERS = ["bicubic", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"]
+
+
+def test_filter_methods_interpolate_and_preserve_constants():
+    """Each filter keeps a constant image constant (weights sum to 1), reproduces the
+    input at the same size for the interpolating kernels, gives float32, and antialias
+    widens the kernel only when downsampling."""
+    flat = np.full((23, 31, 3), 77, np.uint8)
+    img = scene(40, 50)
+    for m in FILTERS + ["bilinear"]:
+        for aa in (False, True):
+            out = np.asarray(tfi.resize(flat, [9, 60], m, antialias=aa))
+            assert out.dtype == np.float32 and out.shape == (9, 60, 3)
+            assert np.abs(out - 77).max() < 1e-3, (m, aa)
+        up = np.asarray(tfi.resize(img, [80, 100], m))
+        assert np.array_equal(up, np.asarray(tfi.resize(img, [80, 100], m, antialias=True)))
+        down = np.asarray(tfi.resize(img, [10, 12], m))
+        smooth = np.asarray(tfi.resize(img, [10, 12], m, antialias=True))
+        assert not np.array_equal(down, smooth)
+    for m in ("bicubic", "lanczos3", "lanczos5"):  # interpolating: same size = the pixels
+        assert np.abs(np.asarray(tfi.resize(img, [40, 50], m)) - img).max() < 1e-3
+    with pytest.raises(ValueError, match="not implemented"):
+        tfi.resize(img, [3, 3], "cubic")
+
+
+@pytest.mark.parametrize("method", FILTERS + ["bilinear"])
+def test_decode_batch_filters_equal_decode_then_resize(method):
+    datas = make_jpegs(4)
+    got = tfi.decode_batch(datas, size=(33, 21), method=method, antialias=True)
+    want = np.stack([np.asarray(tfi.resize(tfi.decode_jpeg(d, channels=3), [33, 21], method,
+                                           antialias=True)) / np.float32(255) for d in datas])
+    assert np.array_equal(got, want.astype(np.float32))
+
+
+def test_traced_map_with_filters_and_pad_runs_batched_with_per_record_values():
+    records = np.array([example_bytes(d, i) for i, d in enumerate(make_jpegs(5))], object)
+    spec = {"image": tf.io.FixedLenFeature([], tf.string)}
+
+    def fn(serialized):
+        ex = tf.io.parse_single_example(serialized, spec)
+        image = tf.image.decode_jpeg(ex["image"], channels=3)
+        a = tf.image.resize(image, [24, 20], method="lanczos3", antialias=True)
+        b = tf.image.resize_with_pad(image, 30, 30, method="bicubic")
+        c = tf.image.resize_with_crop_or_pad(image, 16, 50)
+        return a / 255.0, b, c
+
+    graph = _trace.trace(fn, _trace.Spec(object, ()), call_args=False)
+    assert graph.vectorizable() is None, graph
+    a, b, c = graph.run(records, batched=True)
+    assert a.shape == (5, 24, 20, 3) and b.shape == (5, 30, 30, 3) and c.shape == (5, 16, 50, 3)
+    for i, r in enumerate(records):
+        ra, rb, rc = fn(r)
+        assert np.array_equal(a[i], ra) and np.array_equal(b[i], rb) and np.array_equal(c[i], rc)
+
+
+def test_pad_and_crop_ops():
+    img = scene(10, 20)
+    padded = np.asarray(tfi.pad_to_bounding_box(img, 2, 3, 15, 30))
+    assert padded.shape == (15, 30, 3) and padded.dtype == np.uint8
+    assert np.array_equal(padded[2:12, 3:23], img) and padded.sum() == img.astype(int).sum()
+    assert np.array_equal(np.asarray(tfi.crop_to_bounding_box(padded, 2, 3, 10, 20)), img)
+    # resize_with_pad: aspect kept (10 x 20 into 40 x 40 -> 20 x 40), centred, zeros around
+    out = np.asarray(tfi.resize_with_pad(img, 40, 40))
+    assert out.shape == (40, 40, 3) and out.dtype == np.float32
+    assert not out[:10].any() and not out[30:].any()
+    assert np.array_equal(out[10:30], np.asarray(tfi.resize(img, [20, 40])))
+    crop = np.asarray(tfi.resize_with_crop_or_pad(img, 6, 26))
+    assert np.array_equal(crop[:, 3:23], img[2:8]) and not crop[:, :3].any()
+    with pytest.raises(ValueError, match="target_width must be > 0"):
+        tfi.resize_with_pad(img, 5, 0)
+    with pytest.raises(ValueError, match="must have either 3 or 4 dimensions"):
+        tfi.pad_to_bounding_box(img[0], 0, 0, 5, 5)
+
+
+def test_traced_decode_batches_as_fused_map_and_batch():
+    # TensorFlow fuses map(decode).batch(n): an image with as many values in another
+    # shape is copied in with the first's shape, one with another count fails the batch
+    a = tf.io.encode_png(np.arange(60, dtype=np.uint8).reshape(4, 5, 3)).numpy()
+    b = tf.io.encode_png(np.arange(60, dtype=np.uint8).reshape(5, 4, 3)).numpy()
+    c = tf.io.encode_png(np.zeros((6, 4, 3), np.uint8)).numpy()
+
+    def batches(recs):
+        return list(tf.data.Dataset.from_tensor_slices(recs)
+                    .map(lambda x: tf.io.decode_png(x, channels=3)).batch(2))
+
+    (got,) = batches([a, b])
+    assert got.shape == (2, 4, 5, 3)
+    np.testing.assert_array_equal(np.asarray(got)[1].ravel(), np.arange(60))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Cannot add tensor to the batch: number of elements does not "
+                             r"match. Shapes are: \[tensor\]: \[6,4,3\], \[batch\]: \[4,5,3\]"):
+        batches([a, c])

@@ -160,3 +160,26 @@ def test_sparse_api():
     ordered = tf.sparse.reorder(shuffled)
     assert ordered.indices.tolist() == [[0, 1], [1, 0]]
     assert tf.sparse.to_dense(ordered).tolist() == [[0, 5], [6, 0]]
+
+
+def test_many_strings_keep_their_nul_bytes():
+    """Batches of many short strings become bytes objects through numpy's fixed-width
+    arrays (tfn_bytes_copy_fixed), which drop trailing NUL bytes: every string must
+    come back whole, in every output kind."""
+    words = [b"", b"\x00", b"a\x00", b"\x00b", b"abc", b"a\x00\x00", b"xyz\x00w"]
+    recs = [example(tok=[words[(i + k) % len(words)] for k in range(1 + i % 3)],
+                    one=[words[i % len(words)]]) for i in range(40)]
+    want = [[words[(i + k) % len(words)] for k in range(1 + i % 3)] for i in range(40)]
+    out = tf.io.parse_example(recs, {"tok": tf.io.VarLenFeature(tf.string),
+                                     "one": tf.io.FixedLenFeature([], tf.string)})
+    assert out["tok"].values.tolist() == [w for row in want for w in row]
+    assert out["one"].tolist() == [words[i % len(words)] for i in range(40)]
+    rag = tf.io.parse_example(recs, {"tok": RF(tf.string)})["tok"]
+    assert rag.to_list() == want
+    seq = tf.train.SequenceExample()
+    steps = seq.feature_lists.feature_list["s"]
+    for row in want:
+        steps.feature.add().bytes_list.value.extend(row)
+    _, lists, _ = tf.io.parse_sequence_example([seq.SerializeToString()] * 2, None,
+                                               {"s": RF(tf.string)})
+    assert lists["s"].to_list() == [want, want]

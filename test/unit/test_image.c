@@ -443,52 +443,55 @@ static void test_resize(void)
     tfn_error err;
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
         uint32_t h = sizes[t][0], w = sizes[t][1], oh = sizes[t][2], ow = sizes[t][3];
-        int c = 3;
-        uint8_t *src = make_scene(h, w, c, (unsigned)t);
-        float *dst = malloc((size_t)oh * ow * 3 * sizeof(float));
-        REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow,
-                                 TFN_RESIZE_BILINEAR, &err) == TFN_OK);
-        double worst = 0;
-        for (uint32_t y = 0; y < oh; y++)
-            for (uint32_t x = 0; x < ow; x++)
-                for (int k = 0; k < c; k++) {
-                    double d = fabs(dst[((size_t)y * ow + x) * 3 + (size_t)k] -
-                                    ref_bilinear(src, h, w, c, oh, ow, y, x, k));
-                    worst = d > worst ? d : worst;
-                }
-        CHECK(worst < 1e-3);
-        if (h == oh && w == ow) { /* same size: the pixels exactly */
-            int same = 1;
-            for (size_t i = 0; i < (size_t)h * w * 3; i++)
-                same &= dst[i] == (float)src[i];
-            CHECK(same);
-        }
-        /* Nearest: each output pixel is the input at floor((i + 0.5) * in / out). */
-        uint8_t *near = malloc((size_t)oh * ow * 3);
-        REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, near, oh, ow,
-                                 TFN_RESIZE_NEAREST, &err) == TFN_OK);
-        int ok = 1;
-        for (uint32_t y = 0; y < oh; y++)
-            for (uint32_t x = 0; x < ow; x++) {
-                uint32_t sy = (uint32_t)floor((y + 0.5) * h / oh), sx = (uint32_t)floor((x + 0.5) * w / ow);
-                sy = sy > h - 1 ? h - 1 : sy;
-                sx = sx > w - 1 ? w - 1 : sx;
-                ok &= memcmp(near + ((size_t)y * ow + x) * 3, src + ((size_t)sy * w + sx) * 3, 3) == 0;
+        for (int c = 1; c <= 4; c++) {
+            uint8_t *src = make_scene(h, w, c, (unsigned)t);
+            size_t on = (size_t)oh * ow * (size_t)c;
+            float *dst = malloc(on * sizeof(float));
+            REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow,
+                                     TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+            double worst = 0;
+            for (uint32_t y = 0; y < oh; y++)
+                for (uint32_t x = 0; x < ow; x++)
+                    for (int k = 0; k < c; k++) {
+                        double d = fabs(dst[((size_t)y * ow + x) * (size_t)c + (size_t)k] -
+                                        ref_bilinear(src, h, w, c, oh, ow, y, x, k));
+                        worst = d > worst ? d : worst;
+                    }
+            CHECK(worst < 1e-3);
+            if (h == oh && w == ow) { /* same size: the pixels exactly */
+                int same = 1;
+                for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+                    same &= dst[i] == (float)src[i];
+                CHECK(same);
             }
-        CHECK(ok);
-        /* float32 source gives the same as uint8 source */
-        float *srcf = malloc((size_t)h * w * 3 * sizeof(float));
-        for (size_t i = 0; i < (size_t)h * w * 3; i++)
-            srcf[i] = src[i];
-        float *dst2 = malloc((size_t)oh * ow * 3 * sizeof(float));
-        REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dst2, oh, ow,
-                                 TFN_RESIZE_BILINEAR, &err) == TFN_OK);
-        CHECK(memcmp(dst, dst2, (size_t)oh * ow * 3 * sizeof(float)) == 0);
-        free(dst2);
-        free(srcf);
-        free(near);
-        free(dst);
-        free(src);
+            /* Nearest: each output pixel is the input at floor((i + 0.5) * in / out). */
+            uint8_t *near = malloc(on);
+            REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, near, oh, ow,
+                                     TFN_RESIZE_NEAREST, &err) == TFN_OK);
+            int ok = 1;
+            for (uint32_t y = 0; y < oh; y++)
+                for (uint32_t x = 0; x < ow; x++) {
+                    uint32_t sy = (uint32_t)floor((y + 0.5) * h / oh), sx = (uint32_t)floor((x + 0.5) * w / ow);
+                    sy = sy > h - 1 ? h - 1 : sy;
+                    sx = sx > w - 1 ? w - 1 : sx;
+                    ok &= memcmp(near + ((size_t)y * ow + x) * (size_t)c,
+                                 src + ((size_t)sy * w + sx) * (size_t)c, (size_t)c) == 0;
+                }
+            CHECK(ok);
+            /* float32 source gives the same as uint8 source */
+            float *srcf = malloc((size_t)h * w * (size_t)c * sizeof(float));
+            for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+                srcf[i] = src[i];
+            float *dst2 = malloc(on * sizeof(float));
+            REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dst2, oh, ow,
+                                     TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+            CHECK(memcmp(dst, dst2, on * sizeof(float)) == 0);
+            free(dst2);
+            free(srcf);
+            free(near);
+            free(dst);
+            free(src);
+        }
     }
     /* Area: the mean of the input over each output cell (exact box integral in double). */
     {
@@ -526,6 +529,298 @@ static void test_resize(void)
     float one;
     CHECK_EQ_INT(tfn_image_resize(&one, TFN_IMAGE_FLOAT32, 1, 1, 1, &one, 0, 1,
                                   TFN_RESIZE_BILINEAR, &err), TFN_E_INVALID_ARG);
+}
+
+/* ---- filter methods: a double-precision reference of the same definitions ----
+ * ScaleAndTranslate: output coordinate o samples s = (o + 0.5) * in / out; input taps j
+ * with |j + 0.5 - s| within the (scaled) radius, weights k((j + 0.5 - s) / ks) summed
+ * to 1 (ks = in / out when antialiasing a downscale, else 1). ResizeBicubic: Keys
+ * a = -0.5 at the four taps around (o + 0.5) * in / out - 0.5, the distance rounded to
+ * 1/1024 (its table), taps outside the image given weight 0, weights summed to 1. */
+static double ref_kernel(int method, double x)
+{
+    const double pi = 3.14159265358979323846;
+    x = fabs(x);
+    switch (method) {
+    case TFN_RESIZE_BILINEAR:
+        return x < 1 ? 1 - x : 0;
+    case TFN_RESIZE_BICUBIC:
+        return x >= 2 ? 0 : x >= 1 ? ((-0.5 * x + 2.5) * x - 4) * x + 2
+                                   : (1.5 * x - 2.5) * x * x + 1;
+    case TFN_RESIZE_MITCHELLCUBIC:
+        return x >= 2 ? 0 : x >= 1 ? ((-7.0 / 18 * x + 2) * x - 10.0 / 3) * x + 16.0 / 9
+                                   : (7.0 / 6 * x - 2) * x * x + 8.0 / 9;
+    case TFN_RESIZE_GAUSSIAN:
+        return x >= 1.5 ? 0 : exp(-x * x / (2 * 0.5 * 0.5));
+    default: {
+        double r = method == TFN_RESIZE_LANCZOS3 ? 3 : 5;
+        if (x > r)
+            return 0;
+        if (x < 1e-9)
+            return 1;
+        return r * sin(pi * x) * sin(pi * x / r) / (pi * pi * x * x);
+    }
+    }
+}
+
+static double ref_radius(int method)
+{
+    switch (method) {
+    case TFN_RESIZE_BILINEAR:
+        return 1;
+    case TFN_RESIZE_LANCZOS3:
+        return 3;
+    case TFN_RESIZE_LANCZOS5:
+        return 5;
+    case TFN_RESIZE_GAUSSIAN:
+        return 1.5;
+    default:
+        return 2;
+    }
+}
+
+/* Weights of output coordinate o over the `in` input positions (wt[in]). Returns 0
+ * when a tap sits within float rounding of the Gaussian's cut-off (1.5, where its
+ * value jumps from 0.011 to 0): single and double precision may then disagree on it. */
+static int ref_axis(int method, int aa, uint32_t in, uint32_t out, uint32_t o, double *wt)
+{
+    int clear = 1;
+    for (uint32_t j = 0; j < in; j++)
+        wt[j] = 0;
+    double sum = 0;
+    if (method == TFN_RESIZE_BICUBIC && !aa) {
+        double pos = ((double)o + 0.5) * in / out - 0.5, base = floor(pos);
+        double d = round((pos - base) * 1024) / 1024;
+        for (int t = -1; t <= 2; t++) {
+            long j = (long)base + t;
+            if (j >= 0 && j < (long)in) {
+                wt[j] = ref_kernel(method, (double)t - d);
+                sum += wt[j];
+            }
+        }
+    } else {
+        double scale = (double)in / out, ks = aa && scale > 1 ? scale : 1;
+        double s = ((double)o + 0.5) * scale, r = ref_radius(method) * ks;
+        for (uint32_t j = 0; j < in; j++) {
+            double dist = (double)j + 0.5 - s;
+            if (method == TFN_RESIZE_GAUSSIAN && fabs(fabs(dist / ks) - 1.5) < 1e-4)
+                clear = 0;
+            if (fabs(dist) <= r) {
+                wt[j] = ref_kernel(method, dist / ks);
+                sum += wt[j];
+            }
+        }
+    }
+    for (uint32_t j = 0; j < in; j++)
+        wt[j] /= sum;
+    return clear;
+}
+
+static void test_resize_filters(void)
+{
+    static const int methods[] = {TFN_RESIZE_BICUBIC, TFN_RESIZE_LANCZOS3, TFN_RESIZE_LANCZOS5,
+                                  TFN_RESIZE_GAUSSIAN, TFN_RESIZE_MITCHELLCUBIC,
+                                  TFN_RESIZE_BILINEAR};
+    static const uint32_t sizes[][4] = {{37, 53, 10, 20}, {10, 20, 37, 53}, {16, 16, 16, 16},
+                                        {1, 7, 5, 3}, {50, 40, 7, 45}, {3, 2, 9, 1}};
+    tfn_error err;
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        uint32_t h = sizes[t][0], w = sizes[t][1], oh = sizes[t][2], ow = sizes[t][3];
+        int c = t % 2 ? 1 : 3;
+        uint8_t *src = make_scene(h, w, c, (unsigned)t + 3);
+        float *srcf = malloc((size_t)h * w * (size_t)c * sizeof(float));
+        for (size_t i = 0; i < (size_t)h * w * (size_t)c; i++)
+            srcf[i] = src[i];
+        size_t n = (size_t)oh * ow * (size_t)c;
+        float *dst = malloc(n * sizeof(float)), *dstf = malloc(n * sizeof(float));
+        double *wy = malloc(h * sizeof(double)), *wx = malloc(w * sizeof(double));
+        for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
+            for (int aa = 0; aa < 2; aa++) {
+                if (methods[m] == TFN_RESIZE_BILINEAR && !aa)
+                    continue; /* resize.c's ResizeBilinear, tested above */
+                int code = methods[m] | (aa ? TFN_RESIZE_ANTIALIAS : 0);
+                REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, h, w, c, dst, oh, ow, code,
+                                         &err) == TFN_OK);
+                REQUIRE(tfn_image_resize(srcf, TFN_IMAGE_FLOAT32, h, w, c, dstf, oh, ow, code,
+                                         &err) == TFN_OK);
+                CHECK(memcmp(dst, dstf, n * sizeof(float)) == 0);
+                double worst = 0;
+                for (uint32_t y = 0; y < oh; y++) {
+                    int clear_y = ref_axis(methods[m], aa, h, oh, y, wy);
+                    for (uint32_t x = 0; x < ow; x++) {
+                        if (!(ref_axis(methods[m], aa, w, ow, x, wx) && clear_y))
+                            continue;
+                        for (int k = 0; k < c; k++) {
+                            double want = 0;
+                            for (uint32_t i = 0; i < h; i++)
+                                for (uint32_t j = 0; j < w; j++)
+                                    want += wy[i] * wx[j] *
+                                            src[((size_t)i * w + j) * (size_t)c + (size_t)k];
+                            double d = fabs(dst[((size_t)y * ow + x) * (size_t)c + (size_t)k] -
+                                            want);
+                            worst = d > worst ? d : worst;
+                        }
+                    }
+                }
+                if (!(worst < 1e-2))
+                    fprintf(stderr, "method %d aa %d %ux%u -> %ux%u: off by %g\n", methods[m],
+                            aa, h, w, oh, ow, worst);
+                CHECK(worst < 1e-2);
+            }
+        }
+        free(wx);
+        free(wy);
+        free(dstf);
+        free(dst);
+        free(srcf);
+        free(src);
+    }
+    /* antialias changes nothing for nearest and area, as in TensorFlow */
+    uint8_t *src = make_scene(30, 20, 3, 1);
+    float a[8 * 6 * 3], b[8 * 6 * 3];
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6, TFN_RESIZE_AREA, &err) ==
+            TFN_OK);
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, b, 8, 6,
+                             TFN_RESIZE_AREA | TFN_RESIZE_ANTIALIAS, &err) == TFN_OK);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    uint8_t na[8 * 6 * 3], nb[8 * 6 * 3];
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, na, 8, 6, TFN_RESIZE_NEAREST,
+                             &err) == TFN_OK);
+    REQUIRE(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, nb, 8, 6,
+                             TFN_RESIZE_NEAREST | TFN_RESIZE_ANTIALIAS, &err) == TFN_OK);
+    CHECK(memcmp(na, nb, sizeof na) == 0);
+    /* unknown methods */
+    CHECK_EQ_INT(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6, 8, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6,
+                                  9 | TFN_RESIZE_ANTIALIAS, &err), TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_image_resize(src, TFN_IMAGE_UINT8, 30, 20, 3, a, 8, 6, -1, &err),
+                 TFN_E_INVALID_ARG);
+    free(src);
+}
+
+/* JPEG + plain bilinear in a batch is resized as the rows are decoded: equal to the
+ * full decode then tfn_image_resize, for tiny and thin images, up and down, 1 and 3
+ * channels, normalised, NHWC and NCHW, uint8, a crop, and a truncated file recovered. */
+static void test_streamed_bilinear(void)
+{
+    static const uint32_t in_sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 5}, {17, 9}, {40, 300},
+                                           {64, 48}};
+    static const uint32_t out_sizes[][2] = {{1, 1}, {5, 3}, {32, 24}, {100, 80}};
+    tfn_error err;
+    int recovered = 0; /* truncated files compared */
+    for (size_t a = 0; a < sizeof in_sizes / sizeof in_sizes[0]; a++) {
+        uint32_t h = in_sizes[a][0], w = in_sizes[a][1];
+        uint8_t *px = make_scene(h, w, 3, (unsigned)a + 5);
+        size_t len;
+        uint8_t *jpg = encode_jpeg(px, h, w, 3, 90, &len);
+        REQUIRE(jpg != NULL);
+        for (size_t b = 0; b < sizeof out_sizes / sizeof out_sizes[0]; b++) {
+            for (int variant = 0; variant < 6; variant++) {
+                uint32_t oh = out_sizes[b][0], ow = out_sizes[b][1];
+                tfn_image_batch_options bo;
+                memset(&bo, 0, sizeof bo);
+                bo.decode.channels = variant == 1 ? 1 : 3;
+                bo.height = oh;
+                bo.width = ow;
+                bo.dtype = variant == 3 ? TFN_IMAGE_UINT8 : TFN_IMAGE_FLOAT32;
+                bo.nchw = variant == 2;
+                bo.num_threads = 1;
+                if (variant == 0 || variant == 2) {
+                    for (int k = 0; k < 3; k++) {
+                        bo.sub[k] = 10.0f * (float)k;
+                        bo.mul[k] = 255.0f - (float)k;
+                    }
+                    bo.divide = variant == 0;
+                }
+                size_t len_in = len;
+                if (variant == 4) { /* the top-left part of the image */
+                    if (h < 2 || w < 2)
+                        continue;
+                    bo.decode.crop = 1;
+                    bo.decode.crop_height = (int)h / 2;
+                    bo.decode.crop_width = (int)w / 2 + 1;
+                }
+                if (variant == 5) { /* cut short, recovered */
+                    if (h < 17)
+                        continue;
+                    len_in = len * 2 / 3;
+                    bo.decode.try_recover_truncated = 1;
+                }
+                int c = bo.decode.channels;
+                size_t n = (size_t)oh * ow * (size_t)c;
+                size_t esize = bo.dtype == TFN_IMAGE_UINT8 ? 1 : 4;
+                uint8_t *got = malloc(n * esize);
+                const void *ptrs[1] = {jpg};
+                int brc = tfn_image_decode_resize_batch(ptrs, &len_in, 1, &bo, got, n * esize,
+                                                        NULL, &err);
+                tfn_image_info info;
+                if (tfn_image_probe(jpg, len_in, &bo.decode, &info, &err) != TFN_OK) {
+                    CHECK(brc != TFN_OK); /* cut inside the headers */
+                    free(got);
+                    continue;
+                }
+                size_t full = (size_t)info.out_height * info.out_width * (size_t)c;
+                uint8_t *one = malloc(full);
+                float *ref = malloc(n * sizeof(float));
+                int rc1 = tfn_image_decode(jpg, len_in, &bo.decode, one, full, &info, &err);
+                CHECK_EQ_INT(brc, rc1); /* a cut too early fails both ways */
+                if (rc1 != TFN_OK || brc != TFN_OK) {
+                    free(ref);
+                    free(one);
+                    free(got);
+                    continue;
+                }
+                REQUIRE(tfn_image_resize(one, TFN_IMAGE_UINT8, info.out_height, info.out_width, c,
+                                         ref, oh, ow, TFN_RESIZE_BILINEAR, &err) == TFN_OK);
+                int same = 1;
+                for (size_t p = 0; p < (size_t)oh * ow; p++)
+                    for (size_t k = 0; k < (size_t)c; k++) {
+                        float v = ref[p * (size_t)c + k];
+                        if (variant == 0)
+                            v = (v - bo.sub[k]) / bo.mul[k];
+                        else if (variant == 2)
+                            v = (v - bo.sub[k]) * bo.mul[k];
+                        if (variant == 3) {
+                            uint8_t u = !(v > 0.0f) ? 0 : v >= 255.0f ? 255 : (uint8_t)v;
+                            same &= got[p * (size_t)c + k] == u;
+                        } else {
+                            size_t at = variant == 2 ? k * (size_t)oh * ow + p
+                                                     : p * (size_t)c + k;
+                            same &= ((const float *)(const void *)got)[at] == v;
+                        }
+                    }
+                if (!same)
+                    fprintf(stderr, "  %ux%u -> %ux%u variant %d differs\n", h, w, oh, ow,
+                            variant);
+                CHECK(same);
+                recovered += variant == 5;
+                free(ref);
+                free(one);
+                free(got);
+            }
+        }
+        tfn_image_free(jpg);
+        free(px);
+    }
+    CHECK(recovered > 0);
+    /* 2 channels are refused by the decoders' rule (TensorFlow's: 0, 1, 3 or 4) */
+    uint8_t *px = make_scene(9, 8, 1, 1), *jpg;
+    size_t jpg_len;
+    jpg = encode_jpeg(px, 9, 8, 1, 90, &jpg_len);
+    REQUIRE(jpg != NULL);
+    tfn_image_batch_options bo;
+    memset(&bo, 0, sizeof bo);
+    bo.decode.channels = 2;
+    bo.height = bo.width = 4;
+    bo.num_threads = 1;
+    float out2[4 * 4 * 2];
+    const void *ptrs[1] = {jpg};
+    CHECK_EQ_INT(tfn_image_decode_resize_batch(ptrs, &jpg_len, 1, &bo, out2, sizeof out2, NULL,
+                                               &err), TFN_E_INVALID_ARG);
+    CHECK(strstr(err.msg, "`channels` must be 0, 1, 3 or 4") != NULL);
+    tfn_image_free(jpg);
+    free(px);
 }
 
 enum { NIMG = 12 };
@@ -627,6 +922,36 @@ static void test_batches(void)
             free(one);
         }
         CHECK(all_same);
+        /* and the filter methods (bicubic's table, a ScaleAndTranslate kernel with
+         * antialias), NCHW: the fused batch == decode, resize, / 255 */
+        static const int filters[] = {TFN_RESIZE_BICUBIC,
+                                      TFN_RESIZE_LANCZOS3 | TFN_RESIZE_ANTIALIAS,
+                                      TFN_RESIZE_BILINEAR | TFN_RESIZE_ANTIALIAS};
+        bo.nchw = 1;
+        for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+            bo.method = filters[f];
+            REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
+                                                  NIMG * per * sizeof(float), NULL,
+                                                  &err) == TFN_OK);
+            int equal = 1;
+            for (int i = 0; i < NIMG; i++) {
+                tfn_image_info info;
+                REQUIRE(tfn_image_probe(data[i], lens[i], NULL, &info, &err) == TFN_OK);
+                size_t n = (size_t)info.out_height * info.out_width * 3;
+                uint8_t *one = malloc(n);
+                REQUIRE(tfn_image_decode(data[i], lens[i], NULL, one, n, &info, &err) == TFN_OK);
+                REQUIRE(tfn_image_resize(one, TFN_IMAGE_UINT8, info.out_height,
+                                         info.out_width, 3, ref, 32, 24, filters[f],
+                                         &err) == TFN_OK);
+                for (size_t p = 0; p < 32 * 24; p++)
+                    for (size_t k = 0; k < 3; k++)
+                        equal &= batch[(size_t)i * per + k * 32 * 24 + p] ==
+                                 ref[p * 3 + k] / 255.0f;
+                free(one);
+            }
+            CHECK(equal);
+        }
+        bo.nchw = 0;
         bo.method = TFN_RESIZE_BILINEAR;
         REQUIRE(tfn_image_decode_resize_batch(data, lens, NIMG, &bo, batch,
                                               NIMG * per * sizeof(float), NULL, &err) == TFN_OK);
@@ -766,6 +1091,8 @@ int main(void)
     RUN(test_bmp);
     RUN(test_damaged_inputs);
     RUN(test_resize);
+    RUN(test_resize_filters);
+    RUN(test_streamed_bilinear);
     RUN(test_batches);
     return harness_finish();
 }

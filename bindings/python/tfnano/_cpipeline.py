@@ -81,12 +81,21 @@ class CPipeline:
     batch is read to its full size and dropped, as TensorFlow's fused
     ``map(f).batch(n)`` does (default: as ``batch(n)``, the partial batch is dropped
     and the next one starts after the error).
+    ``images``: image stages (with ``spec``), each a dict: ``key`` (a scalar bytes
+    feature), ``channels``, ``decode`` (decode_jpeg's keyword arguments), ``size``,
+    ``method``, ``antialias``, ``dtype`` ("float32" or "uint8"), ``sub`` / ``mul`` /
+    ``divide`` (values ``(x - sub) / mul`` or ``(x - sub) * mul``), ``dct_scale``,
+    ``op`` ("DecodeJpeg" / "DecodePng" refuse BMP, None decodes any format),
+    ``on_error`` ("raise" or "skip"). Stage k's batch is ``item[("image", k)]``, a
+    (n, h, w, channels) view of the batch's C memory. ``hidden``: bytes features not
+    copied into Python bytes objects (read by the image stages only).
     """
 
     def __init__(self, files, *, compression="", buffer_size=262144, cycle_length=1,
                  block_length=1, deterministic=True, batch_size, drop_remainder=False,
                  spec=None, num_threads=0, prefetch=2, on_parse_error="raise",
-                 on_damage="raise", parse_errors="batch", error_fills_batch=False):
+                 on_damage="raise", parse_errors="batch", error_fills_batch=False,
+                 images=None, hidden=()):
         self._p = None
         self._lock = threading.Lock()
         if isinstance(files, (str, bytes, os.PathLike)):
@@ -124,6 +133,14 @@ class CPipeline:
             opts.masks = 1 if spec.masks else 0
             # per feature: (key, shape after the batch dim, is sequence, masks)
             self._layout = [(c.key, tuple(c.shape), c.seq) for c in spec.configs]
+        self._hidden = frozenset(hidden)
+        self._images = []
+        if images:
+            if spec is None:
+                raise ValueError("image stages need a spec")
+            stages, keep_opts = self._image_stages(images, spec)
+            opts.images = stages
+            opts.nimages = len(images)
         out = ffi.new("tfn_pipeline **")
         err = _ffi.new_error()
         rc = lib.tfn_pipeline_new(opts, ffi.NULL, out, err)
@@ -134,8 +151,40 @@ class CPipeline:
         self._out = ffi.new("tfn_pipeline_batch **")
         self._err = err
         self._col = ffi.new("tfn_pipeline_column *")
+        self._size = ffi.new("size_t *")
         self._rec = (ffi.new("const uint8_t **"), ffi.new("size_t *"),
                      ffi.new("const uint64_t **"))
+
+    def _image_stages(self, images, spec):
+        from .image import _batch, _codec
+        keys = [c.key for c in spec.configs]
+        stages = ffi.new("tfn_pipeline_image[]", len(images))
+        keep = [stages]
+        for k, st in enumerate(images):
+            if st["key"] not in keys:
+                raise ValueError("image stage %d: no feature %r in the spec" % (k, st["key"]))
+            ch = int(st["channels"])
+            dopt = _codec.decode_options(channels=ch, **st.get("decode", {}))
+            bo = _batch.batch_options(st["size"], ch, method=st.get("method", "bilinear"),
+                                      dtype=st.get("dtype", "float32"),
+                                      dct_scale=st.get("dct_scale", False),
+                                      on_error=st.get("on_error", "raise"), decode_opt=dopt,
+                                      antialias=st.get("antialias", False))
+            for j in range(ch):
+                bo.sub[j] = st.get("sub", 0.0)
+                bo.mul[j] = st.get("mul", 1.0)
+            bo.divide = 1 if st.get("divide") else 0
+            op = st.get("op")
+            name = ffi.new("char[]", op.encode()) if op else ffi.NULL
+            stages[k].feature = keys.index(st["key"])
+            stages[k].image = bo
+            stages[k].formats = 0 if op is None else \
+                (1 << lib.TFN_IMAGE_JPEG) | (1 << lib.TFN_IMAGE_PNG) | (1 << lib.TFN_IMAGE_GIF)
+            stages[k].op_name = name
+            keep += [bo, dopt, name]
+            h, w = (int(v) for v in st["size"])
+            self._images.append(((h, w, ch), _batch._DTYPES[st.get("dtype", "float32")][1]))
+        return stages, keep
 
     # ------------------------------------------------------------------ iteration
 
@@ -221,6 +270,8 @@ class CPipeline:
         result = {}
         post = []
         for j, (key, shape, seq) in enumerate(self._layout):
+            if key in self._hidden:
+                continue
             lib.tfn_pipeline_batch_column(batch, j, col)
             rows = col.rows
             full = (n, rows) + shape if seq else (n,) + shape
@@ -238,6 +289,12 @@ class CPipeline:
                                          _NP[col.dtype]).reshape(full)
         for key, arr in post:
             result[key] = arr
+        if self._images:
+            size = self._size
+            for k, (shape, dtype) in enumerate(self._images):
+                ptr = lib.tfn_pipeline_batch_image(batch, k, size)
+                result[("image", k)] = self._view(batch, ptr, size[0] // np.dtype(dtype).itemsize,
+                                                  dtype).reshape((n,) + shape)
         return result
 
     # ------------------------------------------------------------------ teardown
@@ -257,7 +314,8 @@ class CPipeline:
         return {"records_read": int(st.records_read), "batches": int(st.batches),
                 "skipped_records": int(st.damaged_regions),
                 "skipped_bytes": int(st.damaged_bytes),
-                "parse_skipped": int(st.parse_skipped)}
+                "parse_skipped": int(st.parse_skipped),
+                "image_skipped": int(st.image_skipped)}
 
     def close(self):
         """Stops the worker threads and closes the files (batches already handed out

@@ -12,6 +12,7 @@ more), so that an output kept after its batch (the labels of every batch of an e
 pins only its own memory, never its siblings'. Smaller arrays are np.empty (as fast
 at that size). At most IDLE_LIMIT bytes are kept idle. Thread-safe.
 """
+import math
 import threading
 
 import numpy as np
@@ -93,7 +94,7 @@ class Carver:
     def add(self, shape, dtype):
         dtype = np.dtype(dtype)
         shape = tuple(int(d) for d in shape)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize  # (np.prod costs ~5 us a call)
         self._specs.append((shape, dtype, self._total, nbytes))
         self._total += -(-nbytes // ALIGN) * ALIGN
         return len(self._specs) - 1

@@ -481,7 +481,7 @@ class _Records:
         data = b"".join(items)
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        self._from_joined(data, offsets)
+        self._from_joined(data, offsets, lengths)
 
     def _from_small(self, items):
         n = len(items)
@@ -496,14 +496,14 @@ class _Records:
         self.views = views
         self.keep = (items, bufs)
 
-    def _from_joined(self, data, offsets):
+    def _from_joined(self, data, offsets, lengths=None):
         n = len(offsets) - 1
         self.n = n
         buf = ffi.from_buffer(data) if len(data) else ffi.new("char[]", 1)
         base = int(ffi.cast("uintptr_t", buf))
         pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
-        pairs[:n, 0] = base + offsets[:-1].astype(np.uint64)
-        pairs[:n, 1] = np.diff(offsets).astype(np.uint64)
+        np.add(offsets[:-1], base, out=pairs[:n, 0], dtype=np.uint64, casting="unsafe")
+        pairs[:n, 1] = np.diff(offsets) if lengths is None else lengths
         self.views = ffi.cast("tfn_bytes *", ffi.from_buffer(pairs))
         self.keep = (data, buf, pairs)
 
@@ -558,6 +558,9 @@ def _bytes_objects(views_arr, count):
         out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
                   for p, ln in views_arr.tolist()]
         return out
+    width = int(lens.max())
+    if width * count <= 2 * total + 16 * count:  # little padding: numpy's fixed width
+        return _bytes_fixed(views_arr, count, lens, width)
     buf = bytearray(total)
     offs = np.zeros(count + 1, dtype=np.uint64)
     needed = ffi.new("size_t *")
@@ -569,6 +572,25 @@ def _bytes_objects(views_arr, count):
     data = bytes(buf)
     o = offs.tolist()
     out[:] = [data[o[i]:o[i + 1]] for i in range(count)]
+    return out
+
+
+def _bytes_fixed(views_arr, count, lens, width):
+    """The strings as rows of an "S<width>" array (one C call), made bytes objects by
+    numpy in one pass (a Python slice per string costs several times more); numpy
+    drops trailing NUL bytes, so the strings that end in one are cut out again."""
+    if width == 0:
+        return np.full(count, b"", dtype=object)
+    rows = np.empty(count * width, dtype=np.uint8)
+    err = _ffi.new_error()
+    _ffi.check(lib.tfn_bytes_copy_fixed(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)),
+                                        count, ffi.from_buffer(rows), width, rows.size, err),
+               err)
+    out = rows.view("S%d" % width).astype(object)
+    rows = rows.reshape(count, width)
+    last = rows[np.arange(count), np.maximum(lens - 1, 0)]
+    for i in np.nonzero((last == 0) & (lens > 0))[0].tolist():
+        out[i] = rows[i, :lens[i]].tobytes()
     return out
 
 

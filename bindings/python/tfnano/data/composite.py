@@ -226,13 +226,35 @@ def spec_text(x):
             ", ".join(["None"] + [str(d) for d in x.shape[1:]]), _dtype_name(x.dtype),
             _dtype_name(getattr(x, "_tfn_splits_dtype", np.dtype(np.int64))))
     if is_sparse(x):
-        rank = int(np.asarray(x.dense_shape).size)
+        static = getattr(x, "_tfn_static", None)
+        dims = ["None"] * int(np.asarray(x.dense_shape).size) if static is None else \
+            [str(d) for d in static]
         return "SparseTensorSpec(TensorShape([%s]), %s)" % (
-            ", ".join(["None"] * rank), _dtype_name(x.values.dtype))
+            ", ".join(dims), _dtype_name(x.values.dtype))
     return "RaggedTensorSpec(TensorShape([%s]), %s, %d, %s)" % (
         ", ".join(["None"] * (1 + x.ragged_rank) +
                   [str(d) for d in np.asarray(x.flat_values).shape[1:]]),
         _dtype_name(x.flat_values.dtype), x.ragged_rank, _dtype_name(x.row_splits.dtype))
+
+
+def _spec_text_static(spec):
+    """TensorFlow's repr of a traced composite's type spec (CompositeSpec)."""
+    dims = ", ".join("None" if d is None else str(d) for d in (spec.shape or ()))
+    if spec.kind == "sparse":
+        return "SparseTensorSpec(TensorShape([%s]), %s)" % (dims, _dtype_name(spec.dtype))
+    return "RaggedTensorSpec(TensorShape([%s]), %s, %d, %s)" % (
+        dims, _dtype_name(spec.dtype), spec.ragged_rank, _dtype_name(spec.row_splits_dtype))
+
+
+def refuse_padded_spec(specs):
+    """refuse_padded at padded_batch(), from the traced element spec's leaves (as
+    TensorFlow refuses from its static spec, before any element is made)."""
+    for sp in specs:
+        if getattr(sp, "kind", None) in ("sparse", "ragged"):
+            raise TypeError(
+                "`padded_batch` is only supported for datasets that produce tensor "
+                "elements but type spec of elements in the input dataset is not a "
+                "subclass of TensorSpec: `%s`." % _spec_text_static(sp))
 
 
 def refuse_padded(leaves):
@@ -245,4 +267,5 @@ def refuse_padded(leaves):
                 "subclass of TensorSpec: `%s`." % spec_text(x))
 
 
-__all__ = ["batch_column", "rows_of", "refuse_padded", "is_composite"]
+__all__ = ["batch_column", "rows_of", "refuse_padded", "refuse_padded_spec",
+           "is_composite"]

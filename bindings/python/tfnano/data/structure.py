@@ -46,7 +46,7 @@ def map_structure(fn, s):
     return pack(s, [fn(x) for x in flatten(s)])
 
 
-_COMPOSITE = ("SparseTensor", "RaggedTensor")
+COMPOSITE = _COMPOSITE = ("SparseTensor", "RaggedTensor")
 
 
 def to_tensor(x):

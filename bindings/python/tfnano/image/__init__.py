@@ -7,7 +7,8 @@ Inside a tf.data map function these ops are traced: ``parse -> decode_jpeg -> re
 -> / 255`` followed by ``batch(n)`` runs as one threaded C call per batch."""
 from ._batch import DecodedBatch, decode_batch, enable_dct_scaling  # noqa: F401
 from ._ops import (ResizeMethod, central_crop, convert_image_dtype,  # noqa: F401
-                   decode_and_crop_jpeg, decode_bmp, decode_image, decode_jpeg, decode_png,
-                   encode_jpeg, encode_png, extract_jpeg_shape, flip_left_right,
-                   flip_up_down, is_jpeg, random_crop, random_flip_left_right,
-                   random_flip_up_down, resize)
+                   crop_to_bounding_box, decode_and_crop_jpeg, decode_bmp, decode_image,
+                   decode_jpeg, decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
+                   flip_left_right, flip_up_down, is_jpeg, pad_to_bounding_box, random_crop,
+                   random_flip_left_right, random_flip_up_down, resize,
+                   resize_with_crop_or_pad, resize_with_pad)

@@ -11,7 +11,21 @@ from .._tensor import Tensor
 from . import _codec
 
 _METHODS = {"bilinear": lib.TFN_RESIZE_BILINEAR, "nearest": lib.TFN_RESIZE_NEAREST,
-            "area": lib.TFN_RESIZE_AREA}
+            "area": lib.TFN_RESIZE_AREA, "bicubic": lib.TFN_RESIZE_BICUBIC,
+            "lanczos3": lib.TFN_RESIZE_LANCZOS3, "lanczos5": lib.TFN_RESIZE_LANCZOS5,
+            "gaussian": lib.TFN_RESIZE_GAUSSIAN,
+            "mitchellcubic": lib.TFN_RESIZE_MITCHELLCUBIC}
+
+
+def method_code(method, antialias=False):
+    """The C resize method of tf.image.resize(method, antialias): nearest and area
+    ignore antialias, as TensorFlow does."""
+    if method not in _METHODS:
+        raise ValueError("Resize method is not implemented: %s" % (method,))
+    code = _METHODS[method]
+    if antialias and method not in ("nearest", "area"):
+        code |= lib.TFN_RESIZE_ANTIALIAS
+    return code
 _DTYPES = {"float32": (lib.TFN_IMAGE_FLOAT32, np.float32),
            "bfloat16": (lib.TFN_IMAGE_BFLOAT16, np.uint16),
            "uint8": (lib.TFN_IMAGE_UINT8, np.uint8)}
@@ -83,7 +97,7 @@ def _policy(on_error):
 
 def batch_options(size, channels, method="bilinear", dtype="float32", layout="NHWC",
                   scale=None, mean=None, std=None, divide_by=None, dct_scale=False,
-                  on_error="raise", num_threads=0, decode_opt=None):
+                  on_error="raise", num_threads=0, decode_opt=None, antialias=False):
     """The C batch options. Values: ((pixel - mean / scale) * scale / std), or
     pixel / divide_by exactly as TensorFlow's x / 255.0."""
     bo = ffi.new("tfn_image_batch_options *")
@@ -91,10 +105,7 @@ def batch_options(size, channels, method="bilinear", dtype="float32", layout="NH
         bo.decode = decode_opt[0]
     bo.decode.channels = channels
     bo.height, bo.width = (int(v) for v in size)
-    if method not in _METHODS:
-        raise NotImplementedError("resize method %r: tfnano has bilinear, nearest and area"
-                                  % (method,))
-    bo.method = _METHODS[method]
+    bo.method = method_code(method, antialias)
     if dtype not in _DTYPES:
         raise ValueError("dtype must be one of %s, got %r" % (sorted(_DTYPES), dtype))
     bo.dtype = _DTYPES[dtype][0]
@@ -180,7 +191,7 @@ def resize_list(images, bo):
 
 def decode_batch(contents, size=None, channels=3, layout="NHWC", dtype="float32",
                  method="bilinear", scale=1.0 / 255.0, mean=None, std=None, dct_scale=False,
-                 on_error="raise", num_threads=0, return_status=False):
+                 on_error="raise", num_threads=0, return_status=False, antialias=False):
     """Decodes (and resizes) a batch of JPEG/PNG images on worker threads.
 
     The entry point for PyTorch users and anyone outside tf.data::
@@ -190,7 +201,9 @@ def decode_batch(contents, size=None, channels=3, layout="NHWC", dtype="float32"
 
     - ``size=None``: a list of uint8 HWC arrays, each its own size.
     - ``size=(h, w)``: one dense array (n, h, w, C) or (n, C, h, w), resized with
-      ``method`` ("bilinear": tf.image.resize's default, "nearest", "area").
+      ``method`` (tf.image.resize's names: "bilinear", its default, "nearest",
+      "area", "bicubic", "lanczos3", "lanczos5", "gaussian", "mitchellcubic";
+      ``antialias=True`` as tf.image.resize's).
     - values: ``(pixel * scale - mean) / std`` per channel (``scale=1/255`` as
       ToTensor; exactly TensorFlow's ``x / 255.0`` when mean and std are None);
       ``dtype`` "float32", "bfloat16" or "uint8" (``scale=None`` keeps 0..255).
@@ -212,10 +225,31 @@ def decode_batch(contents, size=None, channels=3, layout="NHWC", dtype="float32"
         divide, scale = 255.0, None
     bo = batch_options(size, channels, method=method, dtype=dtype, layout=layout,
                        scale=scale, mean=mean, std=std, divide_by=divide,
-                       dct_scale=dct_scale, on_error=on_error, num_threads=num_threads)
+                       dct_scale=dct_scale, on_error=on_error, num_threads=num_threads,
+                       antialias=antialias)
     status = [] if return_status else None
     out = decode_resize(contents, bo, status)
     return (out, np.asarray(status, np.int32)) if return_status else out
+
+
+def _as_fused_batch(imgs):
+    """Images of differing shapes batched as TensorFlow's fused map-and-batch batches
+    them (these batches come from traced maps): the first image's shape is the
+    batch's; an image with another number of values fails the batch, one with as many
+    values in another shape is copied in with the first's shape."""
+    from ..data.structure import tf_shape
+    want = imgs[0].shape
+    out = [imgs[0]]
+    for a in imgs[1:]:
+        if a.shape != want:
+            if a.size != imgs[0].size:
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot add tensor to the batch: number of elements does "
+                    "not match. Shapes are: [tensor]: %s, [batch]: %s"
+                    % (tf_shape(a.shape), tf_shape(want)))
+            a = np.reshape(np.asarray(a), want)
+        out.append(a)
+    return out
 
 
 class DecodedBatch:
@@ -260,12 +294,8 @@ class DecodedBatch:
 
     def __array__(self, dtype=None, copy=None):
         imgs = self.images()
-        shapes = {a.shape for a in imgs}
-        if len(shapes) > 1:
-            raise errors.InvalidArgumentError(
-                None, None, "Cannot batch tensors with different shapes in component 0. "
-                "First element had shape %s and element 1 had shape %s."
-                % (list(imgs[0].shape), list(imgs[1].shape)))
+        if imgs and len({a.shape for a in imgs}) > 1:
+            imgs = _as_fused_batch(imgs)
         out = np.stack([np.asarray(a) for a in imgs]) if imgs else np.empty((0, 0, 0, 0), np.uint8)
         return out if dtype is None else out.astype(dtype)
 

@@ -227,7 +227,7 @@ def encode_png(image, compression=-1, name=None):
 # ------------------------------------------------------------------ resizing
 
 class ResizeMethod:
-    """tf.image.ResizeMethod (tfnano implements BILINEAR, NEAREST_NEIGHBOR and AREA)."""
+    """tf.image.ResizeMethod: every method of tf.image.resize."""
     BILINEAR = "bilinear"
     NEAREST_NEIGHBOR = "nearest"
     BICUBIC = "bicubic"
@@ -240,26 +240,21 @@ class ResizeMethod:
 
 def _target_size(h, w, size, preserve_aspect_ratio):
     nh, nw = (int(v) for v in np.asarray(size).reshape(-1)[:2])
-    if nh <= 0 or nw <= 0:
-        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width"
-                         if nh < 0 or nw < 0 else "size must be positive")
     if preserve_aspect_ratio:
         f = min(np.float32(nh) / np.float32(h), np.float32(nw) / np.float32(w))
         nh = int(np.round(np.float32(f) * np.float32(h)))
         nw = int(np.round(np.float32(f) * np.float32(w)))
+    if nh <= 0 or nw <= 0:  # the resize kernels' check
+        raise _invalid("output dimensions must be positive")
     return nh, nw
 
 
 def _check_method(method, antialias):
-    if method not in ("bilinear", "nearest", "area"):
-        raise NotImplementedError("tf.image.resize method %r is not implemented by tfnano "
-                                  "(bilinear, nearest and area are)" % (method,))
-    if antialias and method == "bilinear":
-        raise NotImplementedError("tf.image.resize(antialias=True) is not implemented by "
-                                  "tfnano")
+    """TensorFlow's error for a method name it does not know."""
+    _batch.method_code(method, antialias)
 
 
-def _resize_one(img, nh, nw, method):
+def _resize_one(img, nh, nw, method, antialias=False):
     from .._ffi import check, ffi, lib, new_error
     h, w, c = img.shape
     if method == "nearest" and img.dtype not in (np.uint8, np.float32):
@@ -276,7 +271,7 @@ def _resize_one(img, nh, nw, method):
     out = np.empty((nh, nw, c), out_dtype)
     err = new_error()
     check(lib.tfn_image_resize(ffi.from_buffer(src), kind, h, w, c, ffi.from_buffer(out), nh,
-                               nw, _batch._METHODS[method], err), err)
+                               nw, _batch.method_code(method, antialias), err), err)
     return out
 
 
@@ -308,7 +303,8 @@ def _resize_batch(images, size, method="bilinear", preserve_aspect_ratio=False,
             opt = _codec.decode_options(channels=ch, **kw)
             bo = _batch.batch_options(size, ch, method=method,
                                       dtype="uint8" if method == "nearest" else "float32",
-                                      decode_opt=opt, dct_scale=_batch.SETTINGS["dct_scaling"])
+                                      decode_opt=opt, dct_scale=_batch.SETTINGS["dct_scaling"],
+                                      antialias=antialias)
             return _batch.decode_resize(images.contents, bo)
     if isinstance(images, (list, tuple, _batch.DecodedBatch)):
         imgs = list(images)
@@ -317,7 +313,8 @@ def _resize_batch(images, size, method="bilinear", preserve_aspect_ratio=False,
         if not preserve_aspect_ratio and all(isinstance(a, np.ndarray) and a.dtype == np.uint8
                                              and a.ndim == 3 for a in imgs):
             bo = _batch.batch_options(size, imgs[0].shape[2], method=method,
-                                      dtype="uint8" if method == "nearest" else "float32")
+                                      dtype="uint8" if method == "nearest" else "float32",
+                                      antialias=antialias)
             return _batch.resize_list(imgs, bo)
         return np.stack([resize(a, size, method, preserve_aspect_ratio, antialias)
                          for a in imgs])
@@ -331,9 +328,10 @@ def _method_name(method):
 @traceable("resize", batch=_resize_batch, infer=_resize_infer)
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
            antialias=False, name=None):
-    """tf.image.resize for 3-D (h, w, c) or 4-D (n, h, w, c) images: bilinear (float32
-    result, half-pixel centres), area (float32) or nearest (input dtype), bit-identical
-    to TensorFlow."""
+    """tf.image.resize for 3-D (h, w, c) or 4-D (n, h, w, c) images with TensorFlow's
+    arithmetic: bilinear (half-pixel centres), nearest (input dtype), area, bicubic
+    (ResizeBicubic), lanczos3 / lanczos5 / gaussian / mitchellcubic and any method with
+    antialias=True (ScaleAndTranslate); float32 results but for nearest."""
     method = _method_name(method)
     _check_method(method, antialias)
     a = np.asarray(images)
@@ -348,9 +346,162 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         raise TypeError("resize: unsupported dtype %s" % a.dtype)
     if method != "nearest" and a.dtype not in (np.uint8, np.float32):
         batch = batch.astype(np.float32)
-    out = np.stack([_resize_one(batch[i], nh, nw, method) for i in range(n)]) if n else \
+    out = np.stack([_resize_one(batch[i], nh, nw, method, antialias)
+                    for i in range(n)]) if n else \
         np.empty((0, nh, nw, c), a.dtype if method == "nearest" else np.float32)
     return (out if a.ndim == 4 else out[0]).view(Tensor)
+
+
+def _image_4d(image, name="image"):
+    """(4-D array, was it 4-D): TensorFlow's expand_dims for a 3-D image."""
+    a = np.asarray(image)
+    if a.ndim not in (3, 4):
+        raise ValueError("'%s' (shape %s) must have either 3 or 4 dimensions."
+                         % (name, _tf_shape(a.shape)))
+    return (a if a.ndim == 4 else a[None]), a.ndim == 4
+
+
+def _tf_shape(shape):
+    return "(%s)" % ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+
+
+def _out(a, is_batch):
+    return (a if is_batch else a[0]).view(Tensor)
+
+
+def _per_image_batch(fn):
+    """Batch rule of an op whose output size is fixed by its arguments: a dense 4-D
+    batch goes through the op at once, a list (records of different sizes) image by
+    image, then stacked."""
+    def run(images, *args, **kwargs):
+        if isinstance(images, (list, tuple, _batch.DecodedBatch)):
+            outs = [np.asarray(fn(a, *args, **kwargs)) for a in images]
+            if not outs:
+                raise _invalid("empty batch")
+            return np.stack(outs).view(Tensor)
+        return fn(images, *args, **kwargs)
+    return run
+
+
+def _box_infer(image, offset_height, offset_width, target_height, target_width):
+    spec = image.spec if isinstance(image, Symbol) else Spec(np.asarray(image).dtype,
+                                                             np.shape(image))
+    if spec.shape is None:
+        return Spec(spec.dtype, None)
+    return Spec(spec.dtype, tuple(spec.shape[:-3]) + (int(target_height), int(target_width),
+                                                      spec.shape[-1]))
+
+
+def _pad_to_box(image, offset_height, offset_width, target_height, target_width):
+    a, is_batch = _image_4d(image)
+    _, h, w, _ = a.shape
+    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height,
+                                       target_width))
+    if oh < 0:
+        raise ValueError("offset_height must be >= 0")
+    if ow < 0:
+        raise ValueError("offset_width must be >= 0")
+    if tw - ow - w < 0:
+        raise ValueError("width must be <= target - offset")
+    if th - oh - h < 0:
+        raise ValueError("height must be <= target - offset")
+    out = np.zeros((a.shape[0], th, tw, a.shape[3]), a.dtype)
+    out[:, oh:oh + h, ow:ow + w] = a
+    return _out(out, is_batch)
+
+
+@traceable("pad_to_bounding_box", batch=_per_image_batch(_pad_to_box), infer=_box_infer)
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """tf.image.pad_to_bounding_box: zeros above, left, below and right of the image up
+    to target_height x target_width (same dtype)."""
+    return _pad_to_box(image, offset_height, offset_width, target_height, target_width)
+
+
+def _crop_to_box(image, offset_height, offset_width, target_height, target_width):
+    a, is_batch = _image_4d(image)
+    _, h, w, _ = a.shape
+    oh, ow, th, tw = (int(v) for v in (offset_height, offset_width, target_height,
+                                       target_width))
+    if ow < 0:
+        raise ValueError("offset_width must be >= 0.")
+    if oh < 0:
+        raise ValueError("offset_height must be >= 0.")
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    if w < tw + ow:
+        raise ValueError("width must be >= target + offset.")
+    if h < th + oh:
+        raise ValueError("height must be >= target + offset.")
+    return _out(a[:, oh:oh + th, ow:ow + tw], is_batch)
+
+
+@traceable("crop_to_bounding_box", batch=_per_image_batch(_crop_to_box), infer=_box_infer)
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """tf.image.crop_to_bounding_box: the window [offset, offset + target) (same dtype)."""
+    return _crop_to_box(image, offset_height, offset_width, target_height, target_width)
+
+
+def _target_infer(image, target_height, target_width, *args, **kwargs):
+    return _box_infer(image, 0, 0, target_height, target_width)
+
+
+def _crop_or_pad(image, target_height, target_width):
+    a, is_batch = _image_4d(image)
+    th, tw = int(target_height), int(target_width)
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    _, h, w, _ = a.shape
+    wd, hd = tw - w, th - h
+    cropped = _crop_to_box(a, max(-hd // 2, 0), max(-wd // 2, 0), min(th, h), min(tw, w))
+    return _out(np.asarray(_pad_to_box(cropped, max(hd // 2, 0), max(wd // 2, 0), th, tw)),
+                is_batch)
+
+
+@traceable("resize_with_crop_or_pad", batch=_per_image_batch(_crop_or_pad),
+           infer=_target_infer)
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """tf.image.resize_with_crop_or_pad: central crop and / or zero padding (same
+    dtype), TensorFlow's offsets."""
+    return _crop_or_pad(image, target_height, target_width)
+
+
+def _with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+              antialias=False):
+    a, is_batch = _image_4d(image)
+    th, tw = int(target_height), int(target_width)
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    f32 = np.float32
+    _, h, w, _ = a.shape
+    fh, fw, fth, ftw = f32(h), f32(w), f32(th), f32(tw)
+    ratio = max(fw / ftw, fh / fth)  # float32 operations, as TensorFlow's graph
+    rh_f, rw_f = fh / ratio, fw / ratio
+    rh, rw = int(np.floor(rh_f)), int(np.floor(rw_f))
+    ph = max(0, int(np.floor((fth - rh_f) / f32(2))))
+    pw = max(0, int(np.floor((ftw - rw_f) / f32(2))))
+    resized = np.asarray(resize(a, [rh, rw], method, antialias=antialias))
+    return _out(np.asarray(_pad_to_box(resized, ph, pw, th, tw)), is_batch)
+
+
+def _with_pad_infer(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False):
+    spec = _target_infer(image, target_height, target_width)
+    return Spec(spec.dtype if _method_name(method) == "nearest" else np.float32, spec.shape)
+
+
+@traceable("resize_with_pad", batch=_per_image_batch(_with_pad), infer=_with_pad_infer)
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False):
+    """tf.image.resize_with_pad: resized (any tf.image.resize method, with TensorFlow's
+    float32 size arithmetic) to fit target_height x target_width without distortion,
+    then centred and padded with zeros."""
+    return _with_pad(image, target_height, target_width, method, antialias)
 
 
 # ------------------------------------------------------------------ dtype, flips, crops

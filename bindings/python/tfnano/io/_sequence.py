@@ -11,6 +11,7 @@ from .. import _ffi
 from .. import _parsing as _p
 from .. import dtypes as _dt
 from .._tensor import as_tensor
+from ..ragged import _check_equal
 from . import _kinds
 
 ffi = _ffi.ffi
@@ -159,9 +160,9 @@ def _dense_problem(key, f, ex_splits, st_splits, present, names):
                          "values size: %d but output shape: [%s]"
                          % (_name(names, i), key, s - int(ex_splits[i]), int(step_len[s]),
                             ",".join(str(d) for d in shape))))
-    # TF reads the lists of the whole batch (size errors) before it looks for missing
-    # ones; then the earliest example
-    return min(found, key=lambda p: (p[1], p[0])) if found else None
+    # TF walks the examples in order: the first one whose list is missing or has a
+    # step of the wrong size
+    return min(found, key=lambda p: p[0]) if found else None
 
 
 def _dense_list(key, f, dt, ex_splits, st_splits, values, present, names, single):
@@ -221,10 +222,12 @@ def _ragged_list(key, f, got, single):
         if type(part).__name__ == "UniformRowLength":
             continue
         pex, pst, pvals, _ = got[part.key]
-        # the steps of a partition must be those of the values (TF asserts it in a
-        # batch when validate=True; unchecked it builds an invalid tensor)
-        if len(pst) != len(st_splits) or (not single and np.any(pex != ex_splits)):
-            raise _invalid("Feature %s: values and partitions are not aligned" % key)
+        # the steps of a partition must be those of the values: in a batch TF asserts
+        # it (with validate=True; tfnano always), for one example the partition's
+        # arithmetic below fails as TensorFlow's does (or gives what it gives)
+        if not single:
+            _check_equal("Feature %s: values and partitions are not aligned" % key,
+                         ex_splits.astype(sdt), pex.astype(sdt))
         var[part.key] = np.asarray(pvals)
         var[part.key + "\0splits"] = pst
     for part in reversed(f.partitions):
@@ -284,13 +287,13 @@ def _parse(serialized, context_features, sequence_features, names, single):
             recs, names_v, [(k, None, None, dt) for k, dt in reads])))
         read = [got[key] if kind != "RaggedFeature" else None
                 for key, kind, f, dt in configs]
-        # as TF: step sizes over the batch first, then missing lists; earliest example
         problems = [_dense_problem(key, f, r[0], r[1], r[3], names_list)
                     for (key, kind, f, dt), r in zip(configs, read)
                     if kind == "FixedLenSequenceFeature"]
+        # as TF: feature by feature in key order, the first feature with a problem
         problems = [p for p in problems if p is not None]
         if problems:
-            raise _invalid(min(problems, key=lambda p: (p[1], p[0]))[2])
+            raise _invalid(problems[0][2])
         for (key, kind, f, dt), r in zip(configs, read):
             if kind != "RaggedFeature":
                 ex_splits, st_splits, values, present = r

@@ -38,6 +38,55 @@ def _nvals(values):
     return values.nrows() if isinstance(values, RaggedTensor) else len(values)
 
 
+# TensorFlow's eager assertion texts (check_ops), for the checks its RaggedTensor
+# factories make with validate=True, in their order.
+
+def _shown(a, summarize=3):
+    """A Tensor's values as TensorFlow's eager assertion shows them: ['1', '-2']."""
+    flat = np.asarray(a).reshape(-1)
+    items = [str(x) for x in flat[:summarize]]
+    if len(items) < flat.size:
+        items.append("...")
+    return str(items)
+
+
+def _check_equal(msg, x, y, sym="=="):
+    """assert_equal / assert_less_equal / assert_less of x against y."""
+    x, y = np.asarray(x), np.asarray(y)
+    ok = {"==": np.equal, "<=": np.less_equal, "<": np.less}[sym](x, y)
+    if np.all(ok):
+        return
+    lines = [msg, "Condition x %s y did not hold." % sym]
+    if x.shape == y.shape and x.shape:
+        bad = ~ok
+        where = np.argwhere(bad)
+        k = min(3, len(where))
+        lines += ["Indices of first %d different values:" % k, str(where[:k]),
+                  "Corresponding x values:", str(x[bad].reshape(-1)[:k]),
+                  "Corresponding y values:", str(y[bad].reshape(-1)[:k])]
+    xs, ys = x.reshape(-1), y.reshape(-1)
+    lines += ["First %d elements of x:" % min(xs.size, 3), str(xs[:3]),
+              "First %d elements of y:" % min(ys.size, 3), str(ys[:3])]
+    raise _invalid("\n".join(lines))
+
+
+def _check_non_negative(msg, x):
+    """assert_non_negative(x, message=msg)."""
+    x = np.asarray(x)
+    if not np.any(x < 0):
+        return
+    raise _invalid("%s.  \nCondition x >= 0 did not hold element-wise:\nx (shape=%s dtype=%s) "
+                   "= \n%s" % (msg, tuple(x.shape), x.dtype.name, _shown(x)))
+
+
+def _check_nvals(nvals, values):
+    """_from_row_partition's check: the partition's value count against the values'
+    rows (in the partition's dtype)."""
+    nvals = np.asarray(nvals)
+    _check_equal("Arguments to _from_row_partition do not form a valid RaggedTensor",
+                 nvals, nvals.dtype.type(_nvals(values)))
+
+
 class RaggedTensor:
     """A ragged tensor: `values` partitioned into rows by `row_splits`."""
 
@@ -52,6 +101,8 @@ class RaggedTensor:
 
     @classmethod
     def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        if isinstance(row_splits, (list, tuple)) and not row_splits:
+            raise ValueError("row_splits tensor may not be empty.")
         values = _array(values)
         splits = np.ascontiguousarray(_array(row_splits), dtype=_splits_dtype(row_splits, None))
         if splits.ndim != 1:
@@ -59,15 +110,10 @@ class RaggedTensor:
         if splits.size == 0:  # TF reads row_splits[0]
             raise _invalid("slice index 0 of dimension 0 out of bounds.")
         if validate:
-            if splits[0] != 0:
-                raise _invalid("Arguments to from_row_splits do not form a valid "
-                               "RaggedTensor:zero")
-            if np.any(np.diff(splits) < 0):
-                raise _invalid("Arguments to from_row_splits do not form a valid "
-                               "RaggedTensor:monotonic")
-            if splits[-1] != _nvals(values):
-                raise _invalid("Arguments to from_row_splits do not form a valid "
-                               "RaggedTensor:nvals")
+            msg = "Arguments to from_row_splits do not form a valid RaggedTensor:"
+            _check_equal(msg + "zero", splits[0], splits.dtype.type(0))
+            _check_non_negative(msg + "monotonic", np.diff(splits))
+            _check_nvals(splits[-1], values)
         return cls(values, as_tensor(splits))
 
     @classmethod
@@ -75,53 +121,70 @@ class RaggedTensor:
         lengths = _array(row_lengths)
         dt = _splits_dtype(row_lengths, None)
         lengths = np.asarray(lengths, dtype=dt).reshape(-1)
-        if validate and np.any(lengths < 0):
-            raise _invalid("Arguments to from_row_lengths do not form a valid "
-                           "RaggedTensor:negative")
+        if validate:
+            _check_non_negative("Arguments to from_row_lengths do not form a valid "
+                                "RowPartition", lengths)
         splits = np.zeros(len(lengths) + 1, dtype=dt)
         np.cumsum(lengths, out=splits[1:])
         values = _array(values)
-        if validate and splits[-1] != _nvals(values):
-            raise _invalid("Arguments to from_row_lengths do not form a valid "
-                           "RaggedTensor:nvals")
+        if validate:
+            _check_nvals(splits[-1], values)
         return cls(values, as_tensor(splits))
 
     @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
         starts = np.asarray(_array(row_starts)).reshape(-1)
         dt = _splits_dtype(row_starts, None)
+        starts = starts.astype(dt)
         values = _array(values)
-        splits = np.concatenate([starts.astype(dt), np.asarray([_nvals(values)], dtype=dt)])
-        if not len(starts):  # no rows: TF checks nothing (row_splits is [nvals])
-            return cls(values, as_tensor(splits))
-        if validate and starts[0] != 0:
-            raise _invalid("Arguments to from_row_starts do not form a valid "
-                           "RaggedTensor:zero")
-        return cls.from_row_splits(values, splits, validate=validate)
+        nvals = dt.type(_nvals(values))
+        if validate:
+            msg = "Arguments to from_row_starts do not form a valid RaggedTensor"
+            _check_equal(msg, starts[:1], dt.type(0))
+            _check_non_negative(msg, np.diff(starts))
+            _check_equal(msg, starts[-1:], nvals, "<=")
+        splits = np.concatenate([starts, np.asarray([nvals], dtype=dt)])
+        return cls(values, as_tensor(splits))
 
     @classmethod
     def from_row_limits(cls, values, row_limits, name=None, validate=True):
         limits = np.asarray(_array(row_limits)).reshape(-1)
         dt = _splits_dtype(row_limits, None)
-        splits = np.concatenate([np.zeros(1, dtype=dt), limits.astype(dt)])
-        return cls.from_row_splits(values, splits, validate=validate)
+        limits = limits.astype(dt)
+        values = _array(values)
+        splits = np.concatenate([np.zeros(1, dtype=dt), limits])
+        if validate:
+            msg = "Arguments to from_row_limits do not form a valid RaggedTensor"
+            _check_non_negative(msg, limits[:1])
+            _check_non_negative(msg, np.diff(limits))
+            _check_nvals(splits[-1], values)
+        return cls(values, as_tensor(splits))
 
     @classmethod
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
         ids = np.asarray(_array(value_rowids)).reshape(-1)
         dt = _splits_dtype(value_rowids, None)
+        ids = ids.astype(dt)
         if nrows is None:
-            nrows = int(ids.max()) + 1 if ids.size else 0
-        nrows = int(np.asarray(_array(nrows)))
+            nrows = int(ids[-1]) + 1 if ids.size else 0
+        else:
+            nrows = int(np.asarray(_array(nrows)))
+            if nrows < 0:
+                raise ValueError("Expected nrows >= 0; got %d" % nrows)
+            if ids.size and not nrows >= ids[-1] + 1:
+                raise ValueError("Expected nrows >= value_rowids[-1] + 1; got nrows=%d, "
+                                 "value_rowids[-1]=%d" % (nrows, ids[-1]))
         if validate:
-            if ids.size and (ids[0] < 0 or np.any(np.diff(ids) < 0)):
-                raise _invalid("Arguments to from_value_rowids do not form a valid "
-                               "RaggedTensor:monotonic")
-            if ids.size and ids[-1] >= nrows:
-                raise _invalid("Arguments to from_value_rowids do not form a valid "
-                               "RaggedTensor:bounds")
+            msg = "Arguments to from_value_rowids do not form a valid RowPartition"
+            _check_non_negative(msg, ids[:1])
+            _check_non_negative(msg, np.diff(ids))
+            _check_equal(msg, ids[-1:], dt.type(nrows), "<")
+        values = _array(values)
+        if len(ids) != _nvals(values):  # the static shape check, validated or not
+            raise ValueError("Shapes (%d,) and (%d,) are incompatible"
+                             % (_nvals(values), len(ids)))
         counts = np.bincount(ids[(ids >= 0) & (ids < nrows)], minlength=nrows)[:nrows]
-        return cls.from_row_lengths(values, counts.astype(dt), validate=validate)
+        return cls.from_row_lengths(values, counts.astype(dt), validate=False)
 
     @classmethod
     def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, name=None,
@@ -133,9 +196,12 @@ class RaggedTensor:
         if nrows is None:
             nrows = nvals // length if length else 0
         nrows = int(nrows)
-        if validate and nrows * length != nvals:
-            raise _invalid("Arguments to from_uniform_row_length do not form a valid "
-                           "RaggedTensor")
+        if validate:
+            if nrows * length != nvals:
+                raise ValueError("uniform_row_length=%d times nrows=%d must equal nvals=%d"
+                                 % (length, nrows, nvals))
+            if length < 0:
+                raise ValueError("uniform_row_length must be >= 0.")
         splits = np.arange(nrows + 1, dtype=dt) * length
         return cls(values, as_tensor(splits.astype(dt)), length)
 

@@ -26,7 +26,9 @@ class SparseTensor:
     """``tf.sparse.SparseTensor(indices, values, dense_shape)``: `indices` an int64
     (N, rank) array, `values` (N,), `dense_shape` int64 (rank,)."""
 
-    __slots__ = ("_indices", "_values", "_dense_shape")
+    # _tfn_static: the static dense shape TensorFlow's spec would show (a SparseFeature
+    # parsed per record: its size), None when the sizes vary (VarLenFeature)
+    __slots__ = ("_indices", "_values", "_dense_shape", "_tfn_static")
 
     def __init__(self, indices, values, dense_shape):
         ind = _array(indices, np.int64)
@@ -114,31 +116,63 @@ def _to_dense_impl(sp_input, default_value=None, validate_indices=True, name=Non
     vals = sp.values.view(np.ndarray)
     if default_value is None:
         default_value = b"" if vals.dtype == object else 0
+    else:
+        _check_default(default_value, vals.dtype)
     out = np.full(shape, default_value, dtype=vals.dtype if vals.dtype != object else object)
     ind = sp.indices.view(np.ndarray)
     if ind.shape[0] == 0:
         return as_tensor(out)
     if validate_indices:
-        dims = np.asarray(shape, dtype=np.int64)
-        bad = np.nonzero(((ind < 0) | (ind >= dims)).any(axis=1))[0]
-        if bad.size:
-            i = int(bad[0])
-            raise _invalid("indices[%d] = [%s] is out of bounds: need 0 <= index < [%s]"
-                           % (i, ",".join(str(int(v)) for v in ind[i]),
-                              ",".join(str(d) for d in shape)))
-        if ind.shape[0] > 1:
-            flat = np.ravel_multi_index(ind.T, shape) if len(shape) else np.zeros(len(ind))
-            step = np.diff(flat)
-            wrong = np.nonzero(step <= 0)[0]
-            if wrong.size:
-                i = int(wrong[0]) + 1
-                what = "repeated" if step[i - 1] == 0 else "out of order"
-                raise _invalid("indices[%d] = [%s] is %s. Many sparse ops require sorted "
-                               "indices.\n    Use `tf.sparse.reorder` to create a correctly "
-                               "ordered copy.\n\n"
-                               % (i, ",".join(str(int(v)) for v in ind[i]), what))
+        problem = _indices_problem(ind, shape)
+        if problem is not None:
+            raise _invalid(problem)
     out[tuple(ind.T)] = vals
     return as_tensor(out)
+
+
+def _check_default(value, dtype):
+    """TensorFlow's conversion of default_value to the values' dtype (eager text)."""
+    v = value.item() if isinstance(value, np.generic) or (
+        isinstance(value, np.ndarray) and value.ndim == 0) else value
+    if isinstance(v, np.ndarray):
+        return
+    string = dtype == object
+    ok = isinstance(v, (bytes, str)) if string else (
+        not isinstance(v, (bytes, str)) and (dtype.kind == "f" or not isinstance(v, float)))
+    if not ok:
+        name = "string" if string else {"float32": "float", "float64": "double"}.get(
+            dtype.name, dtype.name)
+        raise TypeError("Cannot convert %r to EagerTensor of dtype %s" % (v, name))
+
+
+def _indices_problem(ind, shape):
+    """TensorFlow's SparseTensor::IndicesValid text for the first bad entry, or None:
+    entries are checked in order, each for its bounds, then its order after the
+    previous entry (lexicographic), then repetition."""
+    n, rank = ind.shape
+    dims = np.asarray(shape, dtype=np.int64)
+    bad = np.zeros(n, dtype=np.int8)  # 0 fine, 1 out of bounds, 2 out of order, 3 repeated
+    if n > 1:
+        gt, lt = ind[1:] > ind[:-1], ind[1:] < ind[:-1]
+        differ = gt | lt
+        first = np.argmax(differ, axis=1)
+        rows = np.arange(n - 1)
+        bad[1:] = np.where(~differ.any(axis=1), 3, np.where(lt[rows, first], 2, 0))
+    if rank:
+        bad[((ind < 0) | (ind >= dims)).any(axis=1)] = 1
+    at = np.nonzero(bad)[0]
+    if not at.size:
+        return None
+    i = int(at[0])
+    index = "indices[%d] = [%s" % (i, ",".join(str(int(v)) for v in ind[i])) + \
+        ("]" if rank else "")
+    if bad[i] == 1:
+        return "%s is out of bounds: need 0 <= index < [%s]" % (
+            index, ",".join(str(d) for d in shape))
+    if bad[i] == 2:
+        return ("%s is out of order. Many sparse ops require sorted indices.\n    Use "
+                "`tf.sparse.reorder` to create a correctly ordered copy.\n\n" % index)
+    return "%s is repeated" % index
 
 
 def from_dense(tensor, name=None):

@@ -53,32 +53,49 @@ def stack_column(col, c=0):
     return as_tensor(st)
 
 
+def stack_mapped(fn, items):
+    """fn of each item, batched as TensorFlow's fused map-and-batch batches them: the
+    first element's shape is the batch's; an element with another number of values
+    in a component fails the batch with "Cannot add tensor to the batch: number of
+    elements does not match. Shapes are: [tensor]: [3], [batch]: [2]", one with as many
+    values in another shape is copied in with the first element's shape (TensorFlow
+    copies the values into the batch's slot). The first failure in element order (the
+    function's own error or a size) is raised, as TensorFlow reports the smallest
+    offset."""
+    out, first = [], None
+    for el in items:
+        res = fn(el)
+        leaves = structure.flatten(res)
+        if first is None:
+            first = [None if type(x).__name__ in structure.COMPOSITE else np.shape(x)
+                     for x in leaves]
+        else:
+            fixed = False
+            for c, x in enumerate(leaves):
+                want = first[c]
+                if want is None or type(x).__name__ in structure.COMPOSITE:
+                    continue
+                shape = np.shape(x)
+                if shape == want:
+                    continue
+                if int(np.prod(shape)) != int(np.prod(want)):
+                    raise errors.InvalidArgumentError(
+                        None, None, "Cannot add tensor to the batch: number of elements does "
+                        "not match. Shapes are: [tensor]: %s, [batch]: %s"
+                        % (structure.tf_shape(shape), structure.tf_shape(want)))
+                leaves[c] = as_tensor(np.reshape(np.asarray(x), want))
+                fixed = True
+            if fixed:
+                res = structure.pack(res, leaves)
+        out.append(res)
+    return stack(out)
+
+
 def stack(chunk):
     """Elements -> one batched element."""
     leaves = [structure.flatten(el) for el in chunk]
     out = [stack_column([lv[c] for lv in leaves], c) for c in range(len(leaves[0]))]
     return structure.pack(chunk[0], out)
-
-
-def stack_fused(chunk):
-    """Elements -> one batch, as TensorFlow's fused map_and_batch stacks them: an
-    element whose component has another number of values than the first element's
-    fails with that kernel's text (TensorFlow 2.21)."""
-    try:
-        return stack(chunk)
-    except errors.InvalidArgumentError:
-        leaves = [structure.flatten(el) for el in chunk]
-        if not any(composite.is_composite(x) for lv in leaves for x in lv):
-            firsts = [np.shape(x) for x in leaves[0]]
-            for lv in leaves[1:]:
-                for x, first in zip(lv, firsts):
-                    shape = np.shape(x)
-                    if int(np.prod(shape)) != int(np.prod(first)):
-                        raise errors.InvalidArgumentError(
-                            None, None, "Cannot add tensor to the batch: number of elements "
-                            "does not match. Shapes are: [tensor]: %s, [batch]: %s"
-                            % (structure.tf_shape(shape), structure.tf_shape(first))) from None
-        raise
 
 
 def is_records(raw):
@@ -144,11 +161,15 @@ class BatchNode(plan.Node):
 
 class BatchStage(plan.Stage):
     """Gathers n elements (or raw records) and makes one batch of them with
-    `make(raw)`."""
+    `make(raw)`. With `run_dropped` (after a fused map: a function of raw), a
+    remainder that drop_remainder drops is still given to it, for its errors:
+    TensorFlow maps it (map-and-batch also copies it into the batch) and reports a
+    failure before it drops the batch."""
 
-    def __init__(self, upstream, n, drop, make):
+    def __init__(self, upstream, n, drop, make, run_dropped=None):
         self.upstreams = (upstream,)
         self._n, self._drop, self._make = n, drop, make
+        self._run_dropped = run_dropped
         self._ended = False
 
     def __next__(self):
@@ -157,6 +178,8 @@ class BatchStage(plan.Stage):
         raw = self.upstreams[0].next_records(self._n)
         if raw is None or (self._drop and len(raw) < self._n):
             self._ended = True
+            if raw is not None and len(raw) and self._run_dropped is not None:
+                self._run_dropped(raw)
             raise StopIteration
         return self._make(raw)
 
@@ -184,16 +207,20 @@ class MapBatchNode(plan.Node):
             "per element"
         settings, reason = self.c_route()
         if settings is not None:
-            how = "runs on C threads (lib/pipeline): read -> parse -> batch"
+            from .. import native
+            how = "runs on C threads (lib/pipeline): %s" % native.describe(settings)
         elif self.fn.vectorized:
             how += " on Python threads (C pipeline not used: %s)" % reason
         return [self.fn.describe(), how]
 
     def c_route(self):
         from .. import native
-        if not native.enabled():
+        if not native.enabled(images=True):
             return None, native.disabled_reason()
-        return native.route(self)
+        settings, reason = native.route(self)
+        if settings is not None and not settings["images"] and not native.enabled():
+            return None, native.disabled_reason()  # one core, no image stage
+        return settings, reason
 
     def cardinality(self):
         return batch_cardinality(self.inputs[0].cardinality(), self.batch_size,
@@ -207,7 +234,7 @@ class MapBatchNode(plan.Node):
         fn = self.fn
         if fn.vectorized:
             return _Vectorized(fn)
-        return lambda raw: stack_fused([fn(el) for el in elements(raw)])
+        return lambda raw: stack_mapped(fn, elements(raw))
 
     def stage(self, ctx):
         settings, _ = self.c_route()
@@ -222,9 +249,10 @@ class MapBatchNode(plan.Node):
         workers = self.map_node.workers(ctx)
         make = self.maker()
         if workers == 1:
-            return BatchStage(up, self.batch_size, self.drop_remainder, make)
+            return BatchStage(up, self.batch_size, self.drop_remainder, make,
+                              run_dropped=make)
         return _ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
-                                self.drop_remainder)
+                                self.drop_remainder, run_dropped=make)
 
 
 def run_with_lengths(fn, raw, n):
@@ -264,8 +292,7 @@ class _Vectorized:
     def per_record(self, raw):
         # the first failing element raises its own error (TF's text); if none fails,
         # stacking gives exactly what per-record execution gives
-        fn = self.fn
-        return stack_fused([fn(el) for el in elements(raw)])
+        return stack_mapped(self.fn, elements(raw))
 
     def __call__(self, raw):
         if self.per_element:
@@ -286,7 +313,7 @@ class _Vectorized:
                     dense = list(leaves)
                 dense[c] = rows_as_dense(leaves[c])
                 if dense[c] is None:
-                    return self.per_record(raw)  # raises TensorFlow's error
+                    return self.per_record(raw)  # raises "Cannot add tensor to the batch ..."
                 continue
             lengths = lengths_of(table, leaves[c])
             if lengths is None:
@@ -295,7 +322,7 @@ class _Vectorized:
             if lengths is STACKED:
                 continue  # per-record arrays, stacked: their shapes were equal
             if n and (np.asarray(lengths) != lengths[0]).any():
-                return self.per_record(raw)  # raises TensorFlow's error
+                return self.per_record(raw)  # raises "Cannot add tensor to the batch ..."
         return out if dense is None else structure.pack(out, dense)
 
 
@@ -311,24 +338,35 @@ def rows_as_dense(rt):
     return as_tensor(values.reshape((len(lengths), width) + values.shape[1:]))
 
 
+class _Dropped:
+    """A remainder that drop_remainder drops, run through `run` only for its errors."""
+    __slots__ = ("raw", "run")
+
+    def __init__(self, raw, run):
+        self.raw, self.run = raw, run
+
+
 def _run_batches(task):
     make, items = task
     out = []
     for ok, raw in items:
+        dropped = type(raw) is _Dropped
         if ok:
             try:
-                raw = make(raw)
+                raw = raw.run(raw.raw) if dropped else make(raw)
             except BaseException as e:
-                ok, raw = False, e
-        out.append((ok, raw))
+                ok, raw, dropped = False, e, False
+        if not dropped:
+            out.append((ok, raw))
     return out
 
 
 class _ParallelBatches(ParallelStage):
-    def __init__(self, upstream, make, workers, ordered, n, drop):
+    def __init__(self, upstream, make, workers, ordered, n, drop, run_dropped=None):
         super().__init__(upstream, _run_batches, make, workers, ordered, chunk=1)
         self._inflight = workers + 1  # whole batches: memory, not latency, is the limit
         self._n, self._drop = n, drop
+        self._run_dropped = run_dropped
 
     def _gather(self):
         try:
@@ -339,8 +377,10 @@ class _ParallelBatches(ParallelStage):
             return [(False, e)]
         if raw is None or (self._drop and len(raw) < self._n):
             self._ended = True
+            if raw is not None and len(raw) and self._run_dropped is not None:
+                return [(True, _Dropped(raw, self._run_dropped))]
             return []
         return [(True, raw)]
 
 
-__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column"]
+__all__ = ["BatchNode", "MapBatchNode", "stack", "stack_column", "stack_mapped"]

@@ -140,14 +140,18 @@ class PaddedBatchNode(plan.Node):
         self.padding_values = padding_values
         self.drop_remainder = bool(drop_remainder)
         self.fused_map = fused_map
+        try:
+            spec = (input if fused_map is None else fused_map).element_spec()
+        except Exception:  # noqa: BLE001 - no static spec: elements are checked instead
+            spec = None
+        if spec is not None:  # a traced SparseTensor / RaggedTensor: TF refuses it now
+            composite.refuse_padded_spec(structure.flatten(spec))
         # TensorFlow checks the padding values when the dataset is made; where the
         # element types are not known yet, the first batch checks them
         self.values_checked = padding_values is None
-        if not self.values_checked and fused_map is None:
-            spec = input.element_spec()
-            if spec is not None:
-                check_padding_values(spec, _spec_dtypes(spec), padding_values)
-                self.values_checked = True
+        if not self.values_checked and fused_map is None and spec is not None:
+            check_padding_values(spec, _spec_dtypes(spec), padding_values)
+            self.values_checked = True
 
     def attrs(self):
         a = {"batch_size": self.batch_size}
@@ -207,11 +211,17 @@ class PaddedBatchNode(plan.Node):
             return BatchStage(up, self.batch_size, self.drop_remainder, make_batch)
         make = _VectorizedPadded(self.fused_map.fn, shapes, values)
         workers = self.fused_map.workers(ctx)
+        fn = self.fused_map.fn
+
+        def run_dropped(raw):  # TF maps a dropped remainder (errors), pads nothing
+            for el in elements(raw):
+                fn(el)
         if workers == 1:
-            return BatchStage(up, self.batch_size, self.drop_remainder, make)
+            return BatchStage(up, self.batch_size, self.drop_remainder, make,
+                              run_dropped=run_dropped)
         from .batch import _ParallelBatches
         return _ParallelBatches(up, make, workers, ctx.deterministic, self.batch_size,
-                                self.drop_remainder)
+                                self.drop_remainder, run_dropped=run_dropped)
 
 
 class _VectorizedPadded:
