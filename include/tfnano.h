@@ -743,6 +743,70 @@ TFN_API int tfn_hash_strings(int kind, const uint8_t *data, const int64_t *offse
                              const uint64_t *key, uint64_t num_buckets, uint64_t *out,
                              tfn_error *err);
 
+/* As tfn_hash_strings, for n strings given as views, wherever each lies (strs[i].data
+ * may be NULL when strs[i].len is 0): no need to lay them end to end first.
+ * @return TFN_OK, or TFN_E_INVALID_ARG (unknown kind, NULL arrays or key, a NULL view
+ *         of a non-empty string; err->record_index = the string). Thread-safe. */
+TFN_API int tfn_hash_views(int kind, const tfn_bytes *strs, size_t n, const uint64_t *key,
+                           uint64_t num_buckets, uint64_t *out, tfn_error *err);
+
+/* ==================================================================================
+ * MARK: Lookup tables (tf.lookup.StaticHashTable, StaticVocabularyTable)
+ *
+ * An immutable hash table from string or int64 keys to rows, built once from n keys:
+ * a key's row is the index of its first occurrence among them. The caller keeps the
+ * values (indexed by row) and decides what a repeated key means (TensorFlow refuses
+ * one with another value: `first` tells which keys repeat which). Open addressing with
+ * linear probing, at most half full (a quarter for tables of up to 16 MiB of slots),
+ * over FarmHash Fingerprint64 of string keys (the table keeps its own copy of their
+ * bytes) and Fibonacci hashing of int64 keys. Lookups only read the table: threads may
+ * look up in one table at once.
+ * ================================================================================== */
+
+typedef struct tfn_table tfn_table;
+
+/* Builds a table of the n string keys `keys` (keys[i].data may be NULL when
+ * keys[i].len is 0; the bytes are copied). `first` (NULL, or n entries): first[i] = the
+ * index of the first key equal to keys[i] (i itself for a key's first occurrence).
+ * @return TFN_OK (*out set; free it with tfn_table_free), TFN_E_INVALID_ARG (NULL
+ *         arguments, a NULL view of a non-empty key), TFN_E_LIMIT (too many keys for
+ *         this machine's sizes) or TFN_E_NOMEM; *out is then NULL. */
+TFN_API int tfn_table_new_strings(const tfn_bytes *keys, size_t n, int64_t *first,
+                                  const tfn_alloc *alloc, tfn_table **out, tfn_error *err);
+
+/* As tfn_table_new_strings, for n int64 keys. */
+TFN_API int tfn_table_new_int64(const int64_t *keys, size_t n, int64_t *first,
+                                const tfn_alloc *alloc, tfn_table **out, tfn_error *err);
+
+/* Frees a table (NULL is a no-op). */
+TFN_API void tfn_table_free(tfn_table *t);
+
+/* The number of distinct keys of the table (0 for NULL). */
+TFN_API size_t tfn_table_size(const tfn_table *t);
+
+/* rows[i] = the row of keys[i] in the table, or `missing` when it has no such key.
+ * @return TFN_OK, or TFN_E_INVALID_ARG (NULL table or arrays, a NULL view of a
+ *         non-empty key, a table of the other key type). */
+TFN_API int tfn_table_find_strings(const tfn_table *t, const tfn_bytes *keys, size_t n,
+                                   int64_t missing, int64_t *rows, tfn_error *err);
+TFN_API int tfn_table_find_int64(const tfn_table *t, const int64_t *keys, size_t n,
+                                 int64_t missing, int64_t *rows, tfn_error *err);
+
+/* The ids tf.lookup.StaticVocabularyTable gives: ids[i] = values[row] when keys[i] is in
+ * the table and that value is not -1 (TensorFlow's default id), else size +
+ * Fingerprint64(key) % oov_buckets (size: tfn_table_size(t); for int64 keys the hash
+ * is of the key's decimal text, as TensorFlow hashes tf.as_string(key)), computed in
+ * int64 with wrap-around as TensorFlow adds them. `t` may be NULL (no vocabulary: size
+ * 0, every key hashed; string keys only), `values` has an entry for every row.
+ * @return TFN_OK, or TFN_E_INVALID_ARG (NULL arrays, oov_buckets 0, a NULL view of a
+ *         non-empty key, a table of the other key type). */
+TFN_API int tfn_table_vocab_strings(const tfn_table *t, const int64_t *values,
+                                    const tfn_bytes *keys, size_t n, uint64_t oov_buckets,
+                                    int64_t *ids, tfn_error *err);
+TFN_API int tfn_table_vocab_int64(const tfn_table *t, const int64_t *values,
+                                  const int64_t *keys, size_t n, uint64_t oov_buckets,
+                                  int64_t *ids, tfn_error *err);
+
 /* ==================================================================================
  * MARK: CRC32C and TFRecord files
  *

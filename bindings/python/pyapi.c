@@ -424,6 +424,669 @@ static PyObject *read_record(PyObject *self, PyObject *args)
     return b;
 }
 
+/* ---------------------------------------------------------------- strings
+ *
+ * String tensors are numpy object arrays of bytes. The functions below take one (1-D,
+ * contiguous: read through the buffer protocol, Python >= 3.11) or a list of bytes
+ * (what tolist() gives on 3.8-3.10) and hand each string to C as a (pointer, length)
+ * view where its bytes object holds it: no joining, no length measured in Python.
+ * An item that is not bytes (a str, None, ...) or another container makes them
+ * decline (False / None): the caller then takes its Python path, which gives
+ * TensorFlow's results and errors. Results that are strings are written into a fresh
+ * object array (np.empty(n, object), all None) through its buffer, or returned as a
+ * list when buffers are not used.
+ *
+ * Hashing and table lookups of STRINGS_RELEASE_AT strings or more run with the GIL
+ * released, a chunk at a time (strs_run). */
+
+enum { STRINGS_RELEASE_AT = 16384 };
+
+/* What identifies an object array: the exact type numpy.ndarray and numpy's object
+ * dtype (a singleton), passed by the caller as one tuple. */
+typedef struct object_kinds {
+    PyObject *type, *dtype;
+} object_kinds;
+
+/* The strings of a container, as views. */
+typedef struct strs {
+    tfn_bytes *v;
+    Py_ssize_t n;
+    PyObject **items;  /* the array's items (through `view`), or NULL for a list */
+    PyObject *list;    /* the list, or NULL */
+    unsigned char *view;
+    int viewing;
+} strs;
+
+/* An object array of `kinds` viewed (writable when asked) into s->items / s->n. */
+static int object_array(strs *s, PyObject *a, const object_kinds *k, int writable)
+{
+    if (!use_buffers || (PyObject *)Py_TYPE(a) != k->type)
+        return 0;
+    PyObject *d = PyObject_GetAttr(a, dtype_name);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    int is_object = d == k->dtype;
+    Py_DECREF(d);
+    if (!is_object || !(s->view = malloc(tfn_py_view_size())))
+        return 0;
+    if (!tfn_py_object_items(a, s->view, &s->items, &s->n, writable)) {
+        free(s->view);
+        s->view = NULL;
+        return 0;
+    }
+    s->viewing = 1;
+    return 1;
+}
+
+static void strs_close(strs *s)
+{
+    if (s->viewing)
+        tfn_py_view_release(s->view);
+    free(s->view);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static inline PyObject *strs_item(const strs *s, Py_ssize_t i)
+{
+    if (s->items)
+        return s->items[i];
+    PyObject *x = PyList_GetItem(s->list, i); /* NULL: the list has shrunk meanwhile */
+    if (!x)
+        PyErr_Clear();
+    return x;
+}
+
+/* Where an exact bytes object's characters start, from its address: learned at
+ * install from PyBytes_AsString (bytes keep their characters inline, at one offset for
+ * every exact bytes object), 0 when not known. It spares a call into the interpreter
+ * per string; the length is the object's ob_size (Py_SIZE, in the limited API). */
+static Py_ssize_t bytes_data_offset;
+
+static void learn_bytes_offset(void)
+{
+    PyObject *b = PyBytes_FromStringAndSize("tfnano", 6);
+    char *p = b ? PyBytes_AsString(b) : NULL;
+    ptrdiff_t off = p ? p - (char *)b : 0;
+    bytes_data_offset = 0;
+    if (p && off >= (ptrdiff_t)sizeof(PyVarObject) && off <= 256 && Py_SIZE(b) == 6 &&
+        memcmp((char *)b + off, "tfnano", 7) == 0)
+        bytes_data_offset = (Py_ssize_t)off;
+    Py_XDECREF(b);
+    if (PyErr_Occurred())
+        PyErr_Clear();
+}
+
+/* The bytes of x (bytes or a subclass, such as numpy.bytes_), or 0. */
+static inline int bytes_view(PyObject *x, tfn_bytes *v)
+{
+    char *p;
+    Py_ssize_t len;
+    if (x && Py_TYPE(x) == &PyBytes_Type && bytes_data_offset) {
+        v->data = (const uint8_t *)x + bytes_data_offset;
+        v->len = (size_t)Py_SIZE(x);
+        return 1;
+    }
+    if (!x || !PyBytes_Check(x))
+        return 0;
+    if (PyBytes_AsStringAndSize(x, &p, &len) != 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    v->data = (const uint8_t *)p;
+    v->len = (size_t)len;
+    return 1;
+}
+
+/* Opens the strings of `seq` (an object array or a list of bytes) as views, each item
+ * borrowed (the GIL is held until strs_close): 1, or 0 (declined, nothing held). */
+static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg)
+{
+    memset(s, 0, sizeof *s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyList_CheckExact(seq)) {
+        s->list = seq;
+        s->n = PyList_Size(seq);
+    } else if (!object_array(s, seq, &k, 0)) {
+        return 0;
+    }
+    size_t n = (size_t)s->n;
+    s->v = malloc((n ? n : 1) * sizeof *s->v);
+    if (!s->v) {
+        strs_close(s);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < s->n; i++) {
+        if (!bytes_view(strs_item(s, i), &s->v[i])) {
+            strs_close(s);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The C work of hash_strings, table_find and table_vocab. */
+enum { JOB_HASH, JOB_FIND, JOB_VOCAB };
+
+typedef struct strs_job {
+    int op;
+    int kind;                 /* JOB_HASH: a tfn_hash_kind, and */
+    const uint64_t *key;      /* its SipHash key, */
+    uint64_t buckets, *hashes; /* bucket count (0: none) and output */
+    const tfn_table *table;   /* JOB_FIND, JOB_VOCAB (may be NULL) */
+    int64_t missing;          /* JOB_FIND */
+    const int64_t *values;    /* JOB_VOCAB */
+    int64_t *rows;            /* JOB_FIND, JOB_VOCAB output */
+} strs_job;
+
+/* The job on n views, the strings from `from` on. */
+static int job_run(const strs_job *j, const tfn_bytes *v, size_t from, size_t n)
+{
+    tfn_error err;
+    switch (j->op) {
+    case JOB_HASH:
+        return tfn_hash_views(j->kind, v, n, j->key, j->buckets, j->hashes + from, &err);
+    case JOB_FIND:
+        return tfn_table_find_strings(j->table, v, n, j->missing, j->rows + from, &err);
+    default:
+        return tfn_table_vocab_strings(j->table, j->values, v, n, j->buckets, j->rows + from,
+                                       &err);
+    }
+}
+
+/* Strings go to C a chunk at a time: the chunk's views are made, then the job runs on
+ * them, while the chunk's objects are still in the caches. With STRINGS_RELEASE_AT
+ * strings or more, the job runs with the GIL released, a reference to each item of the
+ * chunk held meanwhile (another thread may change the container). */
+enum { STRINGS_CHUNK = 4096 };
+
+/* Runs `job` over the strings of `seq` (an object array or a list of bytes): 1, or 0
+ * (declined: an item that is not bytes, another container; or failed). */
+static int strs_run(PyObject *seq, PyObject *kinds_arg, const strs_job *job)
+{
+    strs s;
+    memset(&s, 0, sizeof s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (PyList_CheckExact(seq)) {
+        s.list = seq;
+        s.n = PyList_Size(seq);
+    } else if (!object_array(&s, seq, &k, 0)) {
+        return 0;
+    }
+    int release = s.n >= STRINGS_RELEASE_AT, ok = 1;
+    tfn_bytes *v = malloc(STRINGS_CHUNK * sizeof *v);
+    PyObject **held = release ? malloc(STRINGS_CHUNK * sizeof *held) : NULL;
+    if (!v || (release && !held))
+        ok = 0;
+    for (Py_ssize_t from = 0; ok && from < s.n; from += STRINGS_CHUNK) {
+        size_t m = (size_t)(s.n - from < STRINGS_CHUNK ? s.n - from : STRINGS_CHUNK), got = 0;
+        for (; got < m; got++) {
+            PyObject *x = strs_item(&s, from + (Py_ssize_t)got);
+            if (!bytes_view(x, &v[got]))
+                break;
+            if (release) {
+                Py_INCREF(x);
+                held[got] = x;
+            }
+        }
+        if (got == m) {
+            int rc;
+            if (release) {
+                Py_BEGIN_ALLOW_THREADS
+                rc = job_run(job, v, (size_t)from, m);
+                Py_END_ALLOW_THREADS
+            } else {
+                rc = job_run(job, v, (size_t)from, m);
+            }
+            ok = rc == TFN_OK;
+        } else {
+            ok = 0;
+        }
+        if (release)
+            for (size_t i = 0; i < got; i++)
+                Py_DECREF(held[i]); /* bytes objects: no code runs when one goes */
+    }
+    free(v);
+    free(held);
+    strs_close(&s);
+    return ok;
+}
+
+/* all_bytes(seq, kinds) -> bool: every item of an object array or list is exactly a
+ * bytes object (no subclass). */
+static PyObject *all_bytes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds_arg;
+    if (!PyArg_ParseTuple(args, "OO", &seq, &kinds_arg))
+        return NULL;
+    strs s;
+    memset(&s, 0, sizeof s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (PyList_CheckExact(seq)) {
+        s.list = seq;
+        s.n = PyList_Size(seq);
+    } else if (!object_array(&s, seq, &k, 0)) {
+        Py_RETURN_FALSE;
+    }
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++) {
+        PyObject *x = strs_item(&s, i);
+        ok = x && Py_TYPE(x) == &PyBytes_Type;
+    }
+    strs_close(&s);
+    return PyBool_FromLong(ok);
+}
+
+/* hash_strings(seq, kinds, kind, num_buckets, key_address, out_address) -> bool.
+ * out (n uint64) = tfn_hash_views of the strings. */
+static PyObject *hash_strings(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds;
+    strs_job j = {.op = JOB_HASH};
+    unsigned long long key_addr, out_addr;
+    if (!PyArg_ParseTuple(args, "OOiKKK", &seq, &kinds, &j.kind, &j.buckets, &key_addr,
+                          &out_addr))
+        return NULL;
+    j.key = (const uint64_t *)(uintptr_t)key_addr;
+    j.hashes = (uint64_t *)(uintptr_t)out_addr;
+    return PyBool_FromLong(strs_run(seq, kinds, &j));
+}
+
+/* table_find(seq, kinds, table_address, missing, rows_address) -> bool.
+ * rows (n int64) = tfn_table_find_strings of the strings. */
+static PyObject *table_find(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds;
+    strs_job j = {.op = JOB_FIND};
+    unsigned long long table_addr, rows_addr;
+    long long missing;
+    if (!PyArg_ParseTuple(args, "OOKLK", &seq, &kinds, &table_addr, &missing, &rows_addr))
+        return NULL;
+    j.table = (const tfn_table *)(uintptr_t)table_addr;
+    j.missing = (int64_t)missing;
+    j.rows = (int64_t *)(uintptr_t)rows_addr;
+    return PyBool_FromLong(strs_run(seq, kinds, &j));
+}
+
+/* table_vocab(seq, kinds, table_address, values_address, oov_buckets, ids_address)
+ * -> bool. ids (n int64) = tfn_table_vocab_strings of the strings (table 0: none). */
+static PyObject *table_vocab(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds;
+    strs_job j = {.op = JOB_VOCAB};
+    unsigned long long table_addr, values_addr, ids_addr;
+    if (!PyArg_ParseTuple(args, "OOKKKK", &seq, &kinds, &table_addr, &values_addr, &j.buckets,
+                          &ids_addr))
+        return NULL;
+    j.table = (const tfn_table *)(uintptr_t)table_addr;
+    j.values = (const int64_t *)(uintptr_t)values_addr;
+    j.rows = (int64_t *)(uintptr_t)ids_addr;
+    return PyBool_FromLong(strs_run(seq, kinds, &j));
+}
+
+/* Where new strings go: the slots of a fresh object array (`out` viewed writable), or
+ * a new list. */
+typedef struct sink {
+    strs out;
+    PyObject *list;
+    Py_ssize_t at, cap;
+} sink;
+
+/* Opens the output for `cap` strings: `out` an object array of that many (all None),
+ * or None for a list. 1, or 0 (nothing held). */
+static int sink_open(sink *k, PyObject *out, PyObject *kinds_arg, Py_ssize_t cap)
+{
+    memset(k, 0, sizeof *k);
+    k->cap = cap;
+    if (out == Py_None) {
+        k->list = PyList_New(cap);
+        if (!k->list) {
+            PyErr_Clear();
+            return 0;
+        }
+        return 1;
+    }
+    object_kinds kinds;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &kinds.type, &kinds.dtype)) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (!object_array(&k->out, out, &kinds, 1))
+        return 0;
+    if (k->out.n != cap) {
+        strs_close(&k->out);
+        return 0;
+    }
+    return 1;
+}
+
+/* Puts `x` (a new reference, stolen; NULL: out of memory) in the next slot. */
+static int sink_put(sink *k, PyObject *x)
+{
+    if (!x || k->at >= k->cap) {
+        Py_XDECREF(x);
+        PyErr_Clear();
+        return 0;
+    }
+    if (k->list) {
+        PyList_SetItem(k->list, k->at++, x); /* steals x; the slot held NULL */
+        return 1;
+    }
+    PyObject *old = k->out.items[k->at];
+    k->out.items[k->at++] = x;
+    Py_XDECREF(old); /* None, in a fresh array */
+    return 1;
+}
+
+/* The result: True (the array was filled) or the list; NULL when not every slot was
+ * filled (no error set: the caller returns False). */
+static PyObject *sink_close(sink *k, int ok)
+{
+    PyObject *result = NULL;
+    ok = ok && k->at == k->cap;
+    if (k->list) {
+        if (ok)
+            result = k->list;
+        else
+            Py_DECREF(k->list);
+    } else {
+        strs_close(&k->out);
+        if (ok) {
+            Py_INCREF(Py_True);
+            result = Py_True;
+        }
+    }
+    return result;
+}
+
+static inline int ascii_space(uint8_t c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r'); /* \t \n \v \f \r */
+}
+
+enum { MAP_LOWER = 0, MAP_UPPER = 1, MAP_STRIP = 2 };
+
+/* One string mapped: a new reference (x itself when unchanged and exact bytes). */
+static PyObject *map_one(PyObject *x, const tfn_bytes *v, int op)
+{
+    const uint8_t *p = v->data;
+    size_t len = v->len, from = 0, to = len;
+    int exact = Py_TYPE(x) == &PyBytes_Type;
+    if (op == MAP_STRIP) {
+        while (from < to && ascii_space(p[from]))
+            from++;
+        while (to > from && ascii_space(p[to - 1]))
+            to--;
+        if (exact && from == 0 && to == len) {
+            Py_INCREF(x);
+            return x;
+        }
+        return PyBytes_FromStringAndSize((const char *)p + from, (Py_ssize_t)(to - from));
+    }
+    uint8_t lo = op == MAP_LOWER ? 'A' : 'a', hi = op == MAP_LOWER ? 'Z' : 'z';
+    size_t i = 0;
+    while (i < len && (p[i] < lo || p[i] > hi))
+        i++;
+    if (i == len && exact) { /* nothing to change */
+        Py_INCREF(x);
+        return x;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+    char *d = b ? PyBytes_AsString(b) : NULL;
+    if (!d) {
+        Py_XDECREF(b);
+        return NULL;
+    }
+    if (i)
+        memcpy(d, p, i);
+    for (; i < len; i++) /* no branch: the compiler makes this a vector loop */
+        d[i] = (char)(p[i] ^ ((unsigned)(p[i] - lo) < 26u ? 0x20 : 0));
+    return b;
+}
+
+/* bytes_map(seq, kinds, op, out) -> True (out filled), a list (out None) or False.
+ * op: 0 lower, 1 upper (ASCII letters), 2 strip (ASCII whitespace at both ends). */
+static PyObject *bytes_map(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds, *out;
+    int op;
+    if (!PyArg_ParseTuple(args, "OOiO", &seq, &kinds, &op, &out))
+        return NULL;
+    strs s;
+    if (op < MAP_LOWER || op > MAP_STRIP || !strs_open(&s, seq, kinds))
+        Py_RETURN_FALSE;
+    sink k;
+    if (!sink_open(&k, out, kinds, s.n)) {
+        strs_close(&s);
+        Py_RETURN_FALSE;
+    }
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++)
+        ok = sink_put(&k, map_one(strs_item(&s, i), &s.v[i], op));
+    strs_close(&s);
+    PyObject *r = sink_close(&k, ok);
+    if (!r)
+        Py_RETURN_FALSE;
+    return r;
+}
+
+/* ---------------------------------------------------------------- split */
+
+typedef struct splitter {
+    const uint8_t *sep;
+    size_t sep_len; /* 0: runs of ASCII whitespace */
+    Py_ssize_t maxsplit; /* < 0: no limit */
+} splitter;
+
+/* Where `sep` next starts in p[from, len), or len. */
+static size_t find_sep(const splitter *sp, const uint8_t *p, size_t from, size_t len)
+{
+    while (from + sp->sep_len <= len) {
+        const uint8_t *hit = memchr(p + from, sp->sep[0], len - from - sp->sep_len + 1);
+        if (!hit)
+            return len;
+        size_t at = (size_t)(hit - p);
+        if (memcmp(hit, sp->sep, sp->sep_len) == 0)
+            return at;
+        from = at + 1;
+    }
+    return len;
+}
+
+/* Tokens repeat (words of a text): the bytes objects made recently are kept in a
+ * direct-mapped cache keyed by the token's Fingerprint64, and a token equal to one of
+ * them is that object again (bytes are immutable) instead of a new one: a hash and a
+ * compare instead of an allocation. The cache has about one entry per token of the
+ * call (a power of two, at most TOKEN_CACHE_MAX). Tokens longer than TOKEN_CACHE_LEN
+ * are always new. Split of 20,000 lines of 300,600 tokens: 17.1 -> 9.5 ms for words of
+ * a Zipf distribution, 15.3 -> 14.6 ms for words drawn uniformly from 39,000. */
+enum { TOKEN_CACHE_MIN = 256, TOKEN_CACHE_MAX = 65536, TOKEN_CACHE_LEN = 32 };
+
+typedef struct token_cache {
+    size_t mask;
+    PyObject **slot; /* references held, or NULL */
+} token_cache;
+
+static int token_cache_open(token_cache *c, Py_ssize_t tokens)
+{
+    size_t size = TOKEN_CACHE_MIN;
+    while (size < (size_t)tokens && size < TOKEN_CACHE_MAX)
+        size *= 2;
+    c->mask = size - 1;
+    c->slot = calloc(size, sizeof *c->slot);
+    return c->slot != NULL;
+}
+
+static void token_cache_close(token_cache *c)
+{
+    for (size_t i = 0; i <= c->mask; i++)
+        Py_XDECREF(c->slot[i]);
+    free(c->slot);
+}
+
+/* A new reference to a bytes object holding p[0, n), or NULL (out of memory). */
+static PyObject *token(token_cache *c, const uint8_t *p, size_t n)
+{
+    if (!c || n > TOKEN_CACHE_LEN)
+        return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+    PyObject **at = &c->slot[tfn_fingerprint64(p, n) & c->mask];
+    PyObject *x = *at;
+    if (x && (size_t)Py_SIZE(x) == n &&
+        (n == 0 || memcmp((const char *)x + bytes_data_offset, p, n) == 0)) {
+        Py_INCREF(x);
+        return x;
+    }
+    x = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+    if (x) {
+        Py_XDECREF(*at); /* a bytes object: no code runs when it goes */
+        Py_INCREF(x);
+        *at = x;
+    }
+    return x;
+}
+
+/* The tokens of one string as TensorFlow's StringSplitV2 gives them (Python's split,
+ * except: maxsplit 0 gives the whole string, and when maxsplit is reached what is left
+ * is a token even if empty), each put in `k` (NULL: only counted), through the cache
+ * `c` (NULL: none). Returns the count, or -1 when a put fails. */
+static Py_ssize_t split_one(const splitter *sp, const tfn_bytes *v, sink *k, token_cache *c)
+{
+    const uint8_t *p = v->data;
+    size_t len = v->len, i = 0;
+    Py_ssize_t count = 0, splits = 0;
+#define PUT(from, n)                                                                        \
+    do {                                                                                    \
+        if (k && !sink_put(k, token(c, p + (from), (size_t)(n))))                           \
+            return -1;                                                                      \
+        count++;                                                                            \
+    } while (0)
+    if (sp->maxsplit == 0) {
+        PUT(0, len);
+        return count;
+    }
+    if (sp->sep_len == 0) {
+        while (i < len && ascii_space(p[i]))
+            i++;
+        while (i < len) {
+            size_t start = i;
+            while (i < len && !ascii_space(p[i]))
+                i++;
+            PUT(start, i - start);
+            while (i < len && ascii_space(p[i]))
+                i++;
+            if (sp->maxsplit > 0 && ++splits == sp->maxsplit) {
+                PUT(i, len - i);
+                return count;
+            }
+        }
+        return count;
+    }
+    for (;;) {
+        size_t at = find_sep(sp, p, i, len);
+        PUT(i, at - i);
+        if (at == len)
+            return count;
+        i = at + sp->sep_len;
+        if (sp->maxsplit > 0 && ++splits == sp->maxsplit) {
+            PUT(i, len - i);
+            return count;
+        }
+    }
+#undef PUT
+}
+
+static int parse_splitter(PyObject *sep, Py_ssize_t maxsplit, splitter *sp)
+{
+    sp->maxsplit = maxsplit;
+    sp->sep = NULL;
+    sp->sep_len = 0;
+    if (sep == Py_None)
+        return 1;
+    tfn_bytes v;
+    if (!bytes_view(sep, &v))
+        return 0;
+    sp->sep = v.data;
+    sp->sep_len = v.len;
+    return 1;
+}
+
+/* split_count(seq, kinds, sep, maxsplit, splits_address) -> total tokens, or None.
+ * Writes the n + 1 row splits (int64) of the strings' tokens; sep None or b"":
+ * whitespace. */
+static PyObject *split_count(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds, *sep;
+    Py_ssize_t maxsplit;
+    unsigned long long splits_addr;
+    if (!PyArg_ParseTuple(args, "OOOnK", &seq, &kinds, &sep, &maxsplit, &splits_addr))
+        return NULL;
+    splitter sp;
+    strs s;
+    if (!parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds))
+        Py_RETURN_NONE;
+    int64_t *splits = (int64_t *)(uintptr_t)splits_addr;
+    Py_ssize_t n = s.n;
+    splits[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        splits[i + 1] = splits[i] + (int64_t)split_one(&sp, &s.v[i], NULL, NULL);
+    strs_close(&s);
+    return PyLong_FromLongLong((long long)splits[n]);
+}
+
+/* split_fill(seq, kinds, sep, maxsplit, out, total) -> True (out, an object array of
+ * `total` Nones, filled), a list (out None) or False (the strings no longer give
+ * `total` tokens, or any other failure). */
+static PyObject *split_fill(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds, *sep, *out;
+    Py_ssize_t maxsplit, total;
+    if (!PyArg_ParseTuple(args, "OOOnOn", &seq, &kinds, &sep, &maxsplit, &out, &total))
+        return NULL;
+    splitter sp;
+    strs s;
+    if (total < 0 || !parse_splitter(sep, maxsplit, &sp) || !strs_open(&s, seq, kinds))
+        Py_RETURN_FALSE;
+    sink k;
+    if (!sink_open(&k, out, kinds, total)) {
+        strs_close(&s);
+        Py_RETURN_FALSE;
+    }
+    /* the cache only when exact bytes objects' characters can be read in place */
+    token_cache cache;
+    int cached = bytes_data_offset && token_cache_open(&cache, total);
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++)
+        ok = split_one(&sp, &s.v[i], &k, cached ? &cache : NULL) >= 0;
+    if (cached)
+        token_cache_close(&cache);
+    strs_close(&s);
+    PyObject *r = sink_close(&k, ok);
+    if (!r)
+        Py_RETURN_FALSE;
+    return r;
+}
+
 /* ---------------------------------------------------------------- install */
 
 static PyMethodDef methods[] = {
@@ -434,6 +1097,21 @@ static PyMethodDef methods[] = {
      "value, mask, lengths) -> bool (tfnano._pad)"},
     {"read_record", read_record, METH_VARARGS,
      "read_record(reader, error) -> bytes or the status (tfnano._crecord.Reader)"},
+    {"all_bytes", all_bytes, METH_VARARGS,
+     "all_bytes(seq, kinds) -> bool (tfnano._strviews)"},
+    {"hash_strings", hash_strings, METH_VARARGS,
+     "hash_strings(seq, kinds, kind, num_buckets, key, out) -> bool (tfnano._strviews)"},
+    {"table_find", table_find, METH_VARARGS,
+     "table_find(seq, kinds, table, missing, rows) -> bool (tfnano._strviews)"},
+    {"table_vocab", table_vocab, METH_VARARGS,
+     "table_vocab(seq, kinds, table, values, oov_buckets, ids) -> bool (tfnano._strviews)"},
+    {"bytes_map", bytes_map, METH_VARARGS,
+     "bytes_map(seq, kinds, op, out) -> True, a list or False (tfnano._strviews)"},
+    {"split_count", split_count, METH_VARARGS,
+     "split_count(seq, kinds, sep, maxsplit, splits) -> total or None (tfnano._strviews)"},
+    {"split_fill", split_fill, METH_VARARGS,
+     "split_fill(seq, kinds, sep, maxsplit, out, total) -> True, a list or False "
+     "(tfnano._strviews)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -449,6 +1127,7 @@ int tfn_py_install(const char *module, int buffers)
     int result = 0;
     if (!dtype_name)
         dtype_name = PyUnicode_InternFromString("dtype");
+    learn_bytes_offset();
     PyObject *m = module && dtype_name ? PyImport_ImportModule(module) : NULL;
     if (m) {
         result = 1;

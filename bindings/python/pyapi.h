@@ -40,7 +40,14 @@ size_t tfn_py_view_size(void);
  * held and no Python error set. */
 int tfn_py_int_row(PyObject *o, void *view, tfn_pad_row *row, int dtype);
 
-/* Releases a view filled by tfn_py_int_row. */
+/* Views `o`, a numpy array of objects (the caller has checked its type and dtype), as
+ * a 1-D contiguous array of object pointers, writable when asked: sets *items and *n
+ * and keeps `view` held, returns 1. Anything else: returns 0 with no view held and no
+ * Python error set. The items are the array's own references. */
+int tfn_py_object_items(PyObject *o, void *view, PyObject ***items, Py_ssize_t *n,
+                        int writable);
+
+/* Releases a view filled by tfn_py_int_row or tfn_py_object_items. */
 void tfn_py_view_release(void *view);
 #endif
 

@@ -54,6 +54,26 @@ int tfn_py_int_row(PyObject *o, void *view, tfn_pad_row *row, int dtype)
     return 1;
 }
 
+int tfn_py_object_items(PyObject *o, void *view, PyObject ***items, Py_ssize_t *n,
+                        int writable)
+{
+    Py_buffer *v = view;
+    if (PyObject_GetBuffer(o, v, PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0)) != 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t size = (Py_ssize_t)sizeof(PyObject *);
+    if (v->ndim != 1 || !v->shape || v->shape[0] < 0 || v->itemsize != size ||
+        (v->shape[0] > 1 && v->strides && v->strides[0] != size) ||
+        (uintptr_t)v->buf % (uintptr_t)size != 0) {
+        PyBuffer_Release(v);
+        return 0;
+    }
+    *items = (PyObject **)v->buf;
+    *n = v->shape[0];
+    return 1;
+}
+
 void tfn_py_view_release(void *view)
 {
     PyBuffer_Release((Py_buffer *)view);
@@ -72,6 +92,17 @@ int tfn_py_int_row(PyObject *o, void *view, tfn_pad_row *row, int dtype)
     (void)view;
     (void)row;
     (void)dtype;
+    return 0;
+}
+
+int tfn_py_object_items(PyObject *o, void *view, PyObject ***items, Py_ssize_t *n,
+                        int writable)
+{
+    (void)o;
+    (void)view;
+    (void)items;
+    (void)n;
+    (void)writable;
     return 0;
 }
 

@@ -244,18 +244,32 @@ uint64_t tfn_siphash24(const uint64_t key[2], const void *data, size_t len)
 
 /* ---------------------------------------------------------------- many strings */
 
+static inline uint64_t hash_one(int kind, const uint64_t *key, const uint8_t *s, size_t len)
+{
+    return kind == TFN_HASH_FINGERPRINT64 ? tfn_fingerprint64(s, len)
+           : kind == TFN_HASH_TF_HASH64   ? tfn_tf_hash64(s, len, TFN_TF_HASH64_SEED)
+                                          : tfn_siphash24(key, s, len);
+}
+
+static int check_kind(int kind, const uint64_t *key, const char *fn, tfn_error *err)
+{
+    if (kind != TFN_HASH_FINGERPRINT64 && kind != TFN_HASH_TF_HASH64 &&
+        kind != TFN_HASH_SIPHASH24)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "%s: unknown hash kind %d", fn, kind);
+    if (kind == TFN_HASH_SIPHASH24 && key == NULL)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "%s: SipHash needs a key", fn);
+    return TFN_OK;
+}
+
 int tfn_hash_strings(int kind, const uint8_t *data, const int64_t *offsets, size_t n,
                              const uint64_t *key, uint64_t num_buckets, uint64_t *out,
                              tfn_error *err)
 {
-    if (kind != TFN_HASH_FINGERPRINT64 && kind != TFN_HASH_TF_HASH64 &&
-        kind != TFN_HASH_SIPHASH24)
-        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_hash_strings: unknown hash kind %d",
-                         kind);
+    int rc = check_kind(kind, key, "tfn_hash_strings", err);
+    if (rc != TFN_OK)
+        return rc;
     if (n > 0 && (offsets == NULL || out == NULL))
         return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_hash_strings: NULL offsets or out");
-    if (kind == TFN_HASH_SIPHASH24 && key == NULL)
-        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_hash_strings: SipHash needs a key");
     for (size_t i = 0; i < n; i++) {
         if (offsets[i] < 0 || offsets[i + 1] < offsets[i] || (data == NULL && offsets[i + 1] > 0))
             return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
@@ -265,10 +279,29 @@ int tfn_hash_strings(int kind, const uint8_t *data, const int64_t *offsets, size
     }
     for (size_t i = 0; i < n; i++) {
         const uint8_t *s = data == NULL ? (const uint8_t *)"" : data + offsets[i];
-        size_t len = (size_t)(offsets[i + 1] - offsets[i]);
-        uint64_t h = kind == TFN_HASH_FINGERPRINT64 ? tfn_fingerprint64(s, len)
-                     : kind == TFN_HASH_TF_HASH64   ? tfn_tf_hash64(s, len, TFN_TF_HASH64_SEED)
-                                                    : tfn_siphash24(key, s, len);
+        uint64_t h = hash_one(kind, key, s, (size_t)(offsets[i + 1] - offsets[i]));
+        out[i] = num_buckets == 0 ? h : h % num_buckets;
+    }
+    return TFN_OK;
+}
+
+int tfn_hash_views(int kind, const tfn_bytes *strs, size_t n, const uint64_t *key,
+                   uint64_t num_buckets, uint64_t *out, tfn_error *err)
+{
+    int rc = check_kind(kind, key, "tfn_hash_views", err);
+    if (rc != TFN_OK)
+        return rc;
+    if (n > 0 && (strs == NULL || out == NULL))
+        return tfn__fail(err, TFN_E_INVALID_ARG, "tfn_hash_views: NULL strs or out");
+    for (size_t i = 0; i < n; i++) {
+        if (strs[i].data == NULL && strs[i].len > 0)
+            return tfn__fail_at(err, TFN_E_INVALID_ARG, 0, i,
+                                "tfn_hash_views: strs[%zu] is NULL with length %zu", i,
+                                strs[i].len);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *s = strs[i].data == NULL ? (const uint8_t *)"" : strs[i].data;
+        uint64_t h = hash_one(kind, key, s, strs[i].len);
         out[i] = num_buckets == 0 ? h : h % num_buckets;
     }
     return TFN_OK;

@@ -137,3 +137,72 @@ def test_lookup_in_a_traced_map_runs_batched(tmp_path):
 def test_missing_lookup_names_say_what_is_covered():
     with pytest.raises(AttributeError, match="tf.lookup.experimental is not part of it"):
         tf.lookup.experimental.MutableHashTable
+
+
+# ---- the C tables (lib/base/table.c through tfnano._strviews)
+
+@pytest.fixture(params=["walker", "python"])
+def walk(request, monkeypatch):
+    """Lookups with the C walker, and as where it is not installed (PyPy): the keys'
+    bytes joined once and viewed in the copy."""
+    from tfnano import _strviews
+    if request.param == "python":
+        monkeypatch.setattr(_strviews, "WALK", False)
+    elif not _strviews.WALK:
+        pytest.skip("the C walker is not installed")
+    return request.param
+
+
+def test_repeated_keys_fail_at_the_first_in_the_order_given():
+    """TensorFlow inserts in order: the first key whose value differs from its earlier
+    entry names the error (checked against TensorFlow 2.21)."""
+    for keys in (tf.constant([9, 3, 9, 3], tf.int64), tf.constant(["b", "a", "b", "a"])):
+        with pytest.raises(FailedPreconditionError, match="Key %s has 1 and trying to add "
+                           "value 5$" % ("9" if keys.dtype == tf.int64 else "b")):
+            tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+                keys, tf.constant([1, 2, 5, 6], tf.int64)), -1)
+    t = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(["b", "a", "b", "c", "a"]), tf.constant([1, 2, 1, 3, 2], tf.int64)), -1)
+    assert t.size().numpy() == 3
+    assert [x.tolist() for x in t.export()] == [[b"b", b"a", b"c"], [1, 2, 3]]
+    assert t.lookup(tf.constant(["c", "a", "b", "d"])).tolist() == [3, 2, 1, -1]
+
+
+def test_int32_keys_and_extremes():
+    t = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([3, -7], tf.int32), tf.constant([1.5, 2.5])), -1.0)
+    assert t.lookup(tf.constant([-7, 3, 0], tf.int32)).tolist() == [2.5, 1.5, -1.0]
+    big = tf.constant([-2 ** 63, 2 ** 63 - 1, 0], tf.int64)
+    t = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(big, ["lo", "hi", "0"]),
+                                  "?")
+    assert t.lookup(tf.constant([2 ** 63 - 1, 1, -2 ** 63], tf.int64)).tolist() == \
+        [b"hi", b"?", b"lo"]
+    # TensorFlow 2.21: int32 lookups of an int64 vocabulary, a key whose id is -1 hashed
+    v = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant([3, -7], tf.int64), tf.constant([0, -1], tf.int64)), 5,
+        lookup_key_dtype=tf.int32)
+    assert v.lookup(tf.constant([-7, 3, 0, -2 ** 31], tf.int32)).tolist() == [4, 0, 2, 6]
+
+
+def test_big_vocabulary_matches_a_dict(walk):
+    rng = np.random.default_rng(8)
+    words = np.unique(np.array([rng.integers(97, 123, rng.integers(1, 9), dtype=np.uint8)
+                                .tobytes() for _ in range(30000)], object))
+    ids = rng.permutation(len(words)).astype(np.int64)
+    queries = np.array([bytes(w) for w in rng.choice(words, 40000)] +
+                       [b"%d" % i for i in range(5000)] + [b""], object)
+    ref = dict(zip(words.tolist(), ids.tolist()))
+    init = tf.lookup.KeyValueTensorInitializer(tf.constant(words), tf.constant(ids))
+    got = tf.lookup.StaticHashTable(init, -3).lookup(tf.constant(queries))
+    assert got.tolist() == [ref.get(q, -3) for q in queries.tolist()]
+    vocab = tf.lookup.StaticVocabularyTable(init, 17).lookup(tf.constant(queries))
+    buckets = tf.strings.to_hash_bucket_fast(tf.constant(queries), 17).tolist()
+    assert vocab.tolist() == [ref[q] if q in ref else len(words) + b
+                              for q, b in zip(queries.tolist(), buckets)]
+    ints = tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(ids * 3), tf.constant(ids)), 7)
+    iq = rng.integers(-10, 3 * len(words), 20000)
+    text = tf.strings.to_hash_bucket_fast(tf.strings.as_string(tf.constant(iq)), 7).tolist()
+    inv = dict(zip((ids * 3).tolist(), ids.tolist()))
+    assert ints.lookup(tf.constant(iq)).tolist() == [
+        inv[k] if k in inv else len(words) + b for k, b in zip(iq.tolist(), text)]

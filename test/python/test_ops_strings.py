@@ -77,9 +77,18 @@ def test_traced_string_ops_batch():
     recs = [tf.constant([" 1", "2 "]), tf.constant(["3", " 40 "])]
     batched = g.run(np.stack(recs), batched=True)
     assert batched.tolist() == [fn(r).tolist() for r in recs] == [[2, 3], [4, 41]]
-    g = _trace.trace(lambda s: tf.strings.split(s), _trace.Spec(object, ()), call_args=False)
-    assert g.vectorizable() == "strings.split"
-    assert g.run(tf.constant("x y")).tolist() == [b"x", b"y"]
+    # split of a scalar: rows (a RaggedTensor whose rows are the records) on a batch,
+    # which elementwise ops keep; other ops on them make the graph run per record
+    g = _trace.trace(lambda s: tf.strings.upper(tf.strings.split(s)), _trace.Spec(object, ()),
+                     call_args=False)
+    assert g.vectorizable() is None and g.rows_check() == (None, {0})
+    assert g.run(tf.constant("x y")).tolist() == [b"X", b"Y"]
+    rows = g.run(tf.constant(["a b", "", "c"]), batched=True)
+    assert rows.to_list() == [[b"A", b"B"], [], [b"C"]]
+    g = _trace.trace(lambda s: tf.strings.split(s)[0], _trace.Spec(object, ()),
+                     call_args=False)
+    assert g.rows_check()[0] == ("__getitem__() has no batched form for them (values whose "
+                                 "length varies per record, from strings.split())")
 
 
 # The bucket values below are TensorFlow 2.21's (to_hash_bucket_fast / _strong /

@@ -1,8 +1,8 @@
 /* test_hash.c - the string hashes of tf.strings.to_hash_bucket*: FarmHash's
  * Fingerprint64 (values from TensorFlow 2.21's tf.fingerprint(..., "farmhash64")),
  * TensorFlow's Hash64 (values checked against tf.strings.to_hash_bucket), SipHash-2-4
- * (the reference vectors of the SipHash paper), and tfn_hash_strings over many strings
- * and its argument errors. Inputs are read from unaligned addresses too. */
+ * (the reference vectors of the SipHash paper), and tfn_hash_strings / tfn_hash_views
+ * over many strings and their argument errors. Inputs are read from unaligned addresses too. */
 #include "harness.h"
 #include "tfnano.h"
 
@@ -137,6 +137,57 @@ static void test_hash_strings(void)
     free(data);
 }
 
+static void test_hash_views(void)
+{
+    /* Each vector's string at its own (odd) address, not laid end to end. */
+    uint8_t *copies[NVEC];
+    tfn_bytes views[NVEC];
+    for (size_t i = 0; i < NVEC; i++) {
+        copies[i] = malloc(VECTORS[i].len + 1);
+        REQUIRE(copies[i] != NULL);
+        fill_pattern(copies[i] + 1, VECTORS[i].len);
+        views[i] = (tfn_bytes){copies[i] + 1, VECTORS[i].len};
+    }
+    uint64_t out[NVEC];
+    tfn_error err;
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_FINGERPRINT64, views, NVEC, NULL, 0, out, &err),
+                 TFN_OK);
+    for (size_t i = 0; i < NVEC; i++)
+        CHECK(out[i] == VECTORS[i].fingerprint);
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_TF_HASH64, views, NVEC, NULL, 1000, out, &err),
+                 TFN_OK);
+    for (size_t i = 0; i < NVEC; i++)
+        CHECK(out[i] == VECTORS[i].tf_hash64 % 1000);
+    const uint64_t key[2] = {3, 4};
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_SIPHASH24, views, NVEC, key, 11, out, &err), TFN_OK);
+    for (size_t i = 0; i < NVEC; i++)
+        CHECK(out[i] == tfn_siphash24(key, pattern, VECTORS[i].len) % 11);
+
+    /* An empty string may be a NULL view; no strings need no arrays. */
+    tfn_bytes empty[2] = {{NULL, 0}, {pattern, 0}};
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_FINGERPRINT64, empty, 2, NULL, 0, out, &err), TFN_OK);
+    CHECK(out[0] == 0x9ae16a3b2f90404full && out[1] == out[0]);
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_FINGERPRINT64, NULL, 0, NULL, 0, NULL, &err), TFN_OK);
+
+    /* Errors. */
+    CHECK_EQ_INT(tfn_hash_views(0, views, NVEC, NULL, 0, out, &err), TFN_E_INVALID_ARG);
+    CHECK_STR(err.msg, "tfn_hash_views: unknown hash kind 0");
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_SIPHASH24, views, NVEC, NULL, 0, out, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_STR(err.msg, "tfn_hash_views: SipHash needs a key");
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_FINGERPRINT64, NULL, 1, NULL, 0, out, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_FINGERPRINT64, views, 1, NULL, 0, NULL, NULL),
+                 TFN_E_INVALID_ARG);
+    tfn_bytes bad[3] = {{pattern, 2}, {NULL, 0}, {NULL, 4}};
+    CHECK_EQ_INT(tfn_hash_views(TFN_HASH_FINGERPRINT64, bad, 3, NULL, 0, out, &err),
+                 TFN_E_INVALID_ARG);
+    CHECK_EQ_INT(err.record_index, 2);
+    CHECK_STR(err.msg, "tfn_hash_views: strs[2] is NULL with length 4");
+    for (size_t i = 0; i < NVEC; i++)
+        free(copies[i]);
+}
+
 int main(void)
 {
     fill_pattern(pattern, sizeof pattern);
@@ -144,5 +195,6 @@ int main(void)
     RUN(test_tf_hash64);
     RUN(test_siphash24);
     RUN(test_hash_strings);
+    RUN(test_hash_views);
     return harness_finish();
 }

@@ -217,6 +217,11 @@ def scalar_string(b):
 
 
 def _to_bytes_array(arr):
+    if arr.dtype == object and arr.size > 64:
+        from ._strviews import all_bytes
+        flat = arr.reshape(-1)
+        if all_bytes(flat.view(np.ndarray) if type(flat) is not np.ndarray else flat):
+            return arr.copy()  # bytes already (what TensorFlow's .numpy() gives)
     out = np.empty(arr.shape, dtype=object)
     flat_in = arr.reshape(-1)
     flat_out = out.reshape(-1)

@@ -18,6 +18,15 @@ the batch, with the record axis first):
   results (e.g. ``parse_single_example`` -> ``parse_example``; ops with an ``axis``);
 - ``None``: the op can be traced but not vectorized; a graph holding it runs per record.
 
+Values whose per-record length varies (``tf.strings.split`` of a line: a 1-D tensor
+of tokens per record) are batched as a RaggedTensor whose rows are the records
+("rows"). An op declared ``rows="make"`` gives such a batch from ordinary batched
+inputs (split of a batch of lines); ``rows="map"``: its batch rule takes rows and gives
+rows (ngrams). Elementwise ops run on rows as they are: on the values, the row
+partition kept (other traced arguments must be per-record scalars, repeated along
+each row; constants scalars). A graph where rows reach any other op is not
+vectorized (``Graph.rows_check`` says why; it then runs per record).
+
 ``infer(*args, **kwargs)`` (optional) gives the output structure as Symbol specs
 (``Spec(dtype, shape)`` leaves); without it the eager function is run on zero-filled
 stand-ins built from the argument specs, which is right for ops whose output shape
@@ -270,6 +279,44 @@ class Graph:
     def __repr__(self):
         return "\n".join("%s = %s" % (_short(n.outputs), n) for n in self.nodes)
 
+    def rows_check(self, input_rows=()):
+        """Whether batched runs can carry rows (per-record values of varying length,
+        batched as RaggedTensors; see the module docstring) through this graph:
+        (None, positions of the output leaves that are rows) or (the reason, None).
+        `input_rows`: positions of the input leaves that arrive as rows."""
+        origin = {}  # symbol index -> the node (or input) whose row partition it has
+        for pos, sym in enumerate(_leaves(self.inputs)):
+            if pos in input_rows and isinstance(sym, Symbol):
+                origin[sym.index] = ("input", pos)
+        for node in self.nodes:
+            made = _nested_rows_op(node)
+            if made is not None:
+                return ("%s() inside %s() gives values whose length varies per record"
+                        % (made, node.op.name)), None
+            syms = [x for x in _leaves((node.args, node.kwargs)) if isinstance(x, Symbol)]
+            rows = [x for x in syms if x.index in origin]
+            outs = [x for x in _leaves(node.outputs) if isinstance(x, Symbol)]
+            if node.op.rows == "make" and not rows:
+                for x in outs:
+                    origin[x.index] = id(node)
+                continue
+            if not rows:
+                continue
+            from_op = _origin_name(self, origin[rows[0].index])
+            if node.op.rows == "map" and len(syms) == 1:
+                for x in outs:
+                    origin[x.index] = id(node)
+                continue
+            why = _rows_refusal(node, rows, syms, origin)
+            if why is not None:
+                return ("%s() %s (values whose length varies per record, from %s)"
+                        % (node.op.name, why, from_op)), None
+            for x in outs:
+                origin[x.index] = origin[rows[0].index]
+        out_rows = {pos for pos, x in enumerate(_leaves(self.outputs))
+                    if isinstance(x, Symbol) and x.index in origin}
+        return None, out_rows
+
     # -- execution
     def run(self, inputs, batched=False):
         """Computes the outputs for concrete `inputs` (the structure of self.inputs):
@@ -290,6 +337,81 @@ class Graph:
             for sym, val in _pairs(node.outputs, out):
                 env[sym.index] = val
         return value(self.outputs)
+
+
+def _nested_rows_op(node):
+    """The name of an op that makes rows inside a nested branch of `node` (tf.cond's
+    traced branches), or None."""
+    for x in _leaves((node.args, node.kwargs)):
+        if isinstance(x, Symbol):
+            continue
+        for inner in getattr(x, "nodes", None) or ():
+            if isinstance(inner, Node):
+                if inner.op.rows is not None:
+                    return inner.op.name
+                found = _nested_rows_op(inner)
+                if found is not None:
+                    return found
+    return None
+
+
+def _origin_name(graph, origin):
+    if isinstance(origin, tuple):
+        return "the function's input"
+    for node in graph.nodes:
+        if id(node) == origin:
+            return node.op.name + "()"
+    return "an earlier op"
+
+
+def _rows_refusal(node, rows, syms, origin):
+    """Why an op cannot run on rows (None: it can: elementwise, rows of one partition,
+    other traced arguments per-record scalars, array constants scalars)."""
+    if node.op.batch != "elementwise":
+        return "has no batched form for them"
+    if any(isinstance(x, Symbol) and x.index in origin for x in _leaves(node.kwargs)):
+        return "takes them as a keyword argument"
+    if len({origin[x.index] for x in rows}) > 1:
+        return "combines rows of different lengths"
+    for x in syms:
+        if x.index not in origin and x.spec.rank != 0:
+            return "combines them with a per-record value of rank %s" % x.spec.rank
+    for a in node.args:
+        if isinstance(a, _ARRAYLIKE) and np.ndim(a) != 0:
+            return "combines them with a constant of rank %d" % np.ndim(a)
+    shape = rows[0].spec.shape
+    for x in _leaves(node.outputs):
+        if isinstance(x, Symbol) and x.spec.shape != shape:
+            return "changes their shape"
+    return None
+
+
+def is_rows(sym, value):
+    """True when `value`, the batched value of `sym`, is rows: a RaggedTensor whose
+    rows are the records of a per-record dense value."""
+    return isinstance(sym, Symbol) and not isinstance(sym.spec, CompositeSpec) and \
+        type(value).__name__ == "RaggedTensor" and hasattr(value, "row_splits")
+
+
+def _run_rows(op, node, args, kwargs):
+    """An elementwise op on rows: on their values, each per-record scalar repeated
+    along its record's row; the result has the same row partition."""
+    first = next(v for a, v in zip(node.args, args) if is_rows(a, v))
+    splits = np.asarray(first.row_splits)
+    lengths = None
+    flat = []
+    for a, v in zip(node.args, args):
+        if is_rows(a, v):
+            if v is not first and not np.array_equal(np.asarray(v.row_splits), splits):
+                raise ValueError("rows of different lengths")
+            flat.append(v.values)
+        elif isinstance(a, Symbol):
+            if lengths is None:
+                lengths = np.diff(splits)
+            flat.append(np.repeat(np.asarray(v), lengths, axis=0))
+        else:
+            flat.append(v)
+    return first.with_values(op.fn(*flat, **kwargs))
 
 
 def _pairs(template, value):
@@ -345,9 +467,10 @@ def active_graph():
 
 
 class _Op:
-    def __init__(self, name, fn, batch, infer, composites=False):
+    def __init__(self, name, fn, batch, infer, composites=False, rows=None):
         self.name, self.fn, self.batch, self.infer = name, fn, batch, infer
         self.composites = composites
+        self.rows = rows
 
     def specs(self, args, kwargs):
         if self.infer is not None:
@@ -374,6 +497,8 @@ class _Op:
         if callable(self.batch):
             return self.batch(*args, **kwargs)
         if self.batch == "elementwise":
+            if any(is_rows(a, v) for a, v in zip(node.args, args)):
+                return _run_rows(self, node, args, kwargs)
             return self.fn(*_align(node, args), **kwargs)
         raise TraceError("%s() has no batched form" % self.name)
 
@@ -399,13 +524,13 @@ def _align(node, args):
     return out
 
 
-def traceable(name, batch=None, infer=None, composites=False):
+def traceable(name, batch=None, infer=None, composites=False, rows=None):
     """Declares `fn` a tfnano op: eager as written; recorded when called with Symbols
-    during a trace. See the module docstring for `batch` and `infer`; `composites`:
-    the op takes traced SparseTensors / RaggedTensors (its `infer` handles their
-    CompositeSpec, its batch rule their batched values)."""
+    during a trace. See the module docstring for `batch`, `infer` and `rows`;
+    `composites`: the op takes traced SparseTensors / RaggedTensors (its `infer`
+    handles their CompositeSpec, its batch rule their batched values)."""
     def wrap(fn):
-        op = _Op(name, fn, batch, infer, composites)
+        op = _Op(name, fn, batch, infer, composites, rows)
 
         @functools.wraps(fn)
         def call(*args, **kwargs):

@@ -93,6 +93,8 @@ class StructuredFunction:
             self.batch_reason = "%s() has no batched form" % self.batch_reason
         elif _lists_with_symbols(graph.outputs):
             self.batch_reason = "it returns a Python list of tensors"
+        else:
+            self.batch_reason, self.rows_out = graph.rows_check()
 
     def _warn(self):
         key = (getattr(self.func, "__code__", self.func), self.reason)
@@ -103,6 +105,15 @@ class StructuredFunction:
         warnings.warn("tf.data: the function %s given to %s() runs per record in Python, "
                       "not traced: %s" % (_fn_name(self.func), self.transformation,
                                          self.reason), TracingFallbackWarning, stacklevel=5)
+
+    rows_out = None  # output leaves batched as rows (RaggedTensors), see _trace
+
+    def rows(self, input_rows):
+        """(reason or None, output rows) when the input leaves at `input_rows` arrive
+        as rows (a fused map before this one gives them)."""
+        if not input_rows:
+            return self.batch_reason, self.rows_out
+        return self.graph.rows_check(input_rows)
 
     @property
     def traced(self):
@@ -278,14 +289,24 @@ class _Composed:
         self.graph = True
         self.reason = None
         self.batch_reason = f.batch_reason or g.batch_reason
+        self.rows_out = None
+        if self.batch_reason is None:
+            self.batch_reason, self.rows_out = g.rows(f.rows_out)
         self.traced = True
         self.vectorized = self.batch_reason is None
+
+    def rows(self, input_rows):
+        reason, mid = self.f.rows(input_rows)
+        return (reason, None) if reason is not None else self.g.rows(mid)
 
     def output_spec(self):
         return self.g.output_spec()
 
     def describe(self):
-        return "%s, then %s" % (self.f.describe(), self.g.describe())
+        text = "%s, then %s" % (self.f.describe(), self.g.describe())
+        if self.batch_reason is not None and not (self.f.batch_reason or self.g.batch_reason):
+            text += " (together not vectorized: %s)" % self.batch_reason
+        return text
 
     def __call__(self, element):
         return self.g(self.f(element))

@@ -848,9 +848,10 @@ def _getitem_infer(tensor, slice_spec):
         raise TraceError("indexing a tensor of unknown rank")
     stand_in = np.zeros([1 if d is None else d for d in spec.shape], spec.dtype)
     out = plain(_getitem_impl(stand_in, slice_spec))
+    dtype = spec.dtype  # indexing keeps it (an object stand-in's zeros would read int64)
     if None in spec.shape:
-        return Spec(out.dtype, (None,) * out.ndim)
-    return Spec(out.dtype, out.shape)
+        return Spec(dtype, (None,) * out.ndim)
+    return Spec(dtype, out.shape)
 
 
 getitem = traceable("__getitem__", batch=_getitem_batch, infer=_getitem_infer)(_getitem_impl)

@@ -2,12 +2,13 @@
 KeyValueTensorInitializer or a TextFileInitializer, with TensorFlow's rules, dtypes and
 errors (checked against TensorFlow 2.21).
 
-A table is immutable once made. String keys live in a dict (key -> row), integer keys
-in a sorted array (numpy's searchsorted); a lookup of a whole tensor is one pass over
-it, so ``table.lookup`` in a traced tf.data map runs batched. StaticVocabularyTable
-sends keys missing from the vocabulary to ``vocab_size + Fingerprint64(key) %
-num_oov_buckets`` (tf.strings.to_hash_bucket_fast, bit-exact; integer keys hashed as
-their decimal text, as TensorFlow does).
+A table is immutable once made. String and integer keys go into a C hash table
+(lib/base/table.c: open addressing over the keys' Fingerprint64), built once; a lookup
+of a whole tensor is one C call over views of its strings (tfnano._strviews, the GIL
+released for big inputs), so ``table.lookup`` in a traced tf.data map runs batched.
+StaticVocabularyTable sends keys missing from the vocabulary to ``vocab_size +
+Fingerprint64(key) % num_oov_buckets`` (tf.strings.to_hash_bucket_fast, bit-exact;
+integer keys hashed as their decimal text, as TensorFlow does), in the same C call.
 
 As in TensorFlow, tables made from the same file with the same key / value indices,
 vocab_size and offset share one table for the life of the process: the file is read
@@ -246,55 +247,64 @@ def _column(items, dtype):
 # ---------------------------------------------------------------- the table itself
 
 class _Entries:
-    """Immutable key -> value data: string keys in a dict (key -> row), numeric keys
-    sorted (searchsorted); values in an array, the default appended as its last row."""
+    """Immutable key -> value data. String and integer keys (int64 and narrower) go
+    into a C hash table (tfnano._strviews, lib/base/table.c) that gives each key's row:
+    the index of its first occurrence in the keys given, into `all_values`. Other key
+    dtypes are kept sorted (searchsorted). `keys` / `values`: the distinct keys and
+    their values, in the order given."""
 
     def __init__(self, key_dtype, value_dtype, keys, values):
         self.key_dtype, self.value_dtype = key_dtype, value_dtype
-        keys = np.asarray(keys)
-        values = np.asarray(values)
-        if key_dtype == _dt.string:
-            rows = {}
-            keep = []
-            for i, k in enumerate(keys.tolist()):
-                k = k if k.__class__ is bytes else bytes(k)
-                j = rows.setdefault(k, len(keep))
-                if j == len(keep):
-                    keep.append(i)
-                elif values[keep[j]] != values[i]:
-                    raise _different(k, values[keep[j]], values[i])
-            self.rows = rows
-            self.keys = np.empty(len(keep), object)
-            self.keys[:] = list(rows)
-            self.values = values[keep]
-        else:
-            order = np.argsort(keys, kind="stable")
-            ks, vs = keys[order], values[order]
-            first = np.ones(len(ks), bool)
-            first[1:] = ks[1:] != ks[:-1]
-            if not first.all():  # duplicates: the same value only
-                groups = np.cumsum(first) - 1
-                firsts = vs[first][groups]
-                bad = np.flatnonzero(firsts != vs)
+        keys = np.asarray(keys).reshape(-1)
+        values = np.asarray(values).reshape(-1)
+        self.table = None
+        if key_dtype == _dt.string or keys.dtype.kind == "i" or (
+                keys.dtype.kind == "u" and keys.dtype.itemsize < 8):
+            from .. import _strviews
+            if key_dtype == _dt.string:
+                self.table, first = _strviews.new_string_table(keys)
+            else:
+                self.table, first = _strviews.new_int64_table(keys)
+            self.int_keys = key_dtype != _dt.string
+            own = first == np.arange(len(first))
+            if not own.all():  # repeated keys: TensorFlow wants the same value again
+                bad = np.flatnonzero(values[first] != values)
                 if len(bad):
                     i = bad[0]
-                    raise _different(ks[i], firsts[i], vs[i])
-            self.rows = None
-            back = np.sort(order[first])  # each key's first entry, in the order given
-            self.keys, self.values = keys[back], values[back]
-            srt = np.argsort(self.keys, kind="stable")
-            self.sorted_keys, self.sorted_pos = self.keys[srt], srt
+                    raise _different(keys[i], values[first[i]], values[i])
+            self.all_values = values
+            self.keys, self.values = keys[own], values[own]
+            return
+        order = np.argsort(keys, kind="stable")
+        ks, vs = keys[order], values[order]
+        first = np.ones(len(ks), bool)
+        first[1:] = ks[1:] != ks[:-1]
+        if not first.all():  # duplicates: the same value only
+            groups = np.cumsum(first) - 1
+            firsts = vs[first][groups]
+            bad = np.flatnonzero(firsts != vs)
+            if len(bad):
+                i = bad[0]
+                raise _different(ks[i], firsts[i], vs[i])
+        back = np.sort(order[first])  # each key's first entry, in the order given
+        self.keys, self.values = keys[back], values[back]
+        self.all_values = self.values
+        srt = np.argsort(self.keys, kind="stable")
+        self.sorted_keys, self.sorted_pos = self.keys[srt], srt
 
     def __len__(self):
         return len(self.keys)
 
     def find(self, flat):
-        """Row of each key of `flat` (a 1-D array), len(self) where missing."""
+        """Row of each key of `flat` (a 1-D array) in all_values, len(all_values) where
+        missing."""
+        missing = len(self.all_values)
+        if self.table is not None:
+            from .. import _strviews
+            if self.int_keys:
+                return _strviews.find_int64(self.table, flat, missing)
+            return _strviews.find_strings(self.table, flat, missing)
         n = len(self.keys)
-        if self.rows is not None:
-            get = self.rows.get
-            return np.fromiter(map(get, flat.tolist(), itertools.repeat(n)), np.int64,
-                               len(flat))
         if n == 0:
             return np.full(len(flat), 0, np.int64)
         pos = np.searchsorted(self.sorted_keys, flat)
@@ -390,7 +400,7 @@ class StaticHashTable:
         self._entries = _entries_for(initializer, experimental_is_anonymous)
         # values with the default as the last row: one take() per lookup
         self._table_values = np.concatenate([
-            np.asarray(self._entries.values, dtype=_np_dtype(self._value_dtype)),
+            np.asarray(self._entries.all_values, dtype=_np_dtype(self._value_dtype)),
             np.asarray(self._default_value).reshape(1)])
 
     key_dtype = property(lambda self: self._key_dtype)
@@ -497,27 +507,26 @@ class StaticVocabularyTable:
         return self.lookup(keys)
 
     def _find_array(self, a):
+        """TensorFlow's ids: the table's value, or where that is its default (-1, also
+        for a key whose value is -1) vocab_size + Fingerprint64(key) % num_oov_buckets
+        (integer keys: of their decimal text); one C call (tfn_table_vocab_*)."""
+        from .. import _strviews
         flat = a.reshape(-1)
-        if self._table is not None and self._table.key_dtype == _dt.int64 and \
-                flat.dtype != np.int64:
-            flat = flat.astype(np.int64)
-        if self._table is not None:
-            t = self._table
-            ids = t._table_values[t._entries.find(flat)].astype(np.int64, copy=False)
-            miss = np.flatnonzero(ids == -1)  # TensorFlow: not_equal(ids, default -1)
-            base = len(t._entries)
+        t = self._table
+        if t is None:  # no vocabulary: every key hashed
+            return as_tensor(_strviews.vocab_strings(
+                None, np.empty(0, np.int64), flat, self._num_oov_buckets).reshape(a.shape))
+        e = t._entries
+        values = self._values
+        if values is None:
+            values = self._values = np.ascontiguousarray(e.all_values, np.int64)
+        if e.int_keys:
+            ids = _strviews.vocab_int64(e.table, values, flat, self._num_oov_buckets)
         else:
-            ids = np.empty(len(flat), np.int64)
-            miss = np.arange(len(flat))
-            base = 0
-        if len(miss):  # to_hash_bucket_fast of the keys (integers: of their text)
-            from .string_ops import as_string, hash_flat
-            keys = flat[miss]
-            if keys.dtype != object:
-                keys = np.asarray(as_string(keys))
-            buckets = hash_flat(keys, num_buckets=self._num_oov_buckets)
-            ids[miss] = buckets.astype(np.int64) + base
+            ids = _strviews.vocab_strings(e.table, values, flat, self._num_oov_buckets)
         return as_tensor(ids.reshape(a.shape))
+
+    _values = None
 
 
 def __getattr__(name):

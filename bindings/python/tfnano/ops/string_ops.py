@@ -1,11 +1,14 @@
 """``tf.strings``: string tensors are numpy object arrays of ``bytes`` (what
 TensorFlow's ``.numpy()`` gives). Elementwise ops run batched as they are; ops whose
-output length depends on the value (split, bytes_split, unicode_decode) give a 1-D
-tensor for a scalar input and run per record in a traced map."""
+output length depends on the value (split, bytes_split, unicode_decode, unicode_split)
+give a 1-D tensor for a scalar input; in a traced map, their batch rule gives a
+RaggedTensor whose rows are the records (tfnano._trace's rows), which elementwise ops,
+lookups and ngrams then run on, and batch / padded_batch / ragged_batch take as is."""
 import re
 
 import numpy as np
 
+from .. import _strviews as _sv
 from .. import dtypes as _dt
 from .._trace import traceable
 from ..errors import InvalidArgumentError
@@ -30,11 +33,16 @@ def _text(v):
 
 
 def _map(fn, a, otype=object):
-    out = np.empty(a.shape, otype)
-    flat_in, flat_out = a.reshape(-1), out.reshape(-1)
-    for i, v in enumerate(flat_in):
-        flat_out[i] = fn(v)
-    return out
+    if otype is not object:
+        return np.fromiter(map(fn, a.reshape(-1).tolist()), otype, a.size).reshape(a.shape)
+    out = np.empty(a.size, object)
+    out[:] = list(map(fn, a.reshape(-1).tolist()))
+    return out.reshape(a.shape)
+
+
+def _bytes_map(a, op):
+    """An ASCII map (tfnano._strviews: lower, upper, strip) of every string of `a`."""
+    return _sv.bytes_map(a, op).reshape(a.shape)
 
 
 def _ragged_or_flat(pieces, a, dtype):
@@ -71,21 +79,37 @@ def _split_infer(dtype):
     return infer
 
 
-@traceable("strings.split", batch=None, infer=_split_infer(object))
+def _rows_batch(name):
+    """The batch rule of an op that gives a 1-D tensor per scalar string: the op on
+    the batch of scalars gives a RaggedTensor whose rows are the records (rows, see
+    tfnano._trace)."""
+    def batch(*args, **kwargs):
+        return globals()[name](*args, **kwargs)
+    return batch
+
+
+@traceable("strings.split", batch=_rows_batch("split"), infer=_split_infer(object),
+           rows="make")
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
-    """``tf.strings.split``: on whitespace runs (sep None) or on `sep`."""
+    """``tf.strings.split``: on runs of ASCII whitespace (sep None or "") or on `sep`,
+    with TensorFlow's maxsplit rules (tfnano._strviews.split_one); a 1-D tensor for a
+    scalar, else a RaggedTensor with one more dimension. The tokens are made in C."""
     a = _strings(input, "StringSplitV2")
+    if isinstance(sep, np.ndarray):
+        sep = sep.reshape(()).item() if sep.size == 1 else sep
     s = None if sep is None else _text(sep)
-    if s == b"":
-        s = None
-    pieces = []
-    for v in a.reshape(-1):
-        pieces.append(v.split(s, maxsplit) if maxsplit is not None and maxsplit >= 0
-                      else v.split(s))
-    return _ragged_or_flat(pieces, a, object)
+    values, splits = _sv.split(a.reshape(-1), s, maxsplit)
+    if a.ndim == 0:
+        return wrap(values)
+    from ..ragged import RaggedTensor
+    rt = RaggedTensor.from_row_splits(values, splits, validate=False)
+    for dim in reversed(a.shape[1:]):  # leading dense dims of a rank > 1 input
+        rt = RaggedTensor.from_uniform_row_length(rt, dim)
+    return rt
 
 
-@traceable("strings.bytes_split", batch=None, infer=_split_infer(object))
+@traceable("strings.bytes_split", batch=_rows_batch("bytes_split"),
+           infer=_split_infer(object), rows="make")
 def bytes_split(input, name=None):  # noqa: A002
     """``tf.strings.bytes_split``: one-byte strings."""
     a = _strings(input, "UnicodeDecode")
@@ -112,7 +136,8 @@ def _decode(v, encoding, errors, replacement_char):
     return [replacement_char if c == 0xFFFD else c for c in out]
 
 
-@traceable("strings.unicode_decode", batch=None, infer=_split_infer(np.int32))
+@traceable("strings.unicode_decode", batch=_rows_batch("unicode_decode"),
+           infer=_split_infer(np.int32), rows="make")
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,  # noqa
                    replace_control_characters=False, name=None):
     """``tf.strings.unicode_decode``: code points, int32."""
@@ -121,7 +146,8 @@ def unicode_decode(input, input_encoding, errors="replace", replacement_char=655
                             for v in a.reshape(-1)], a, np.int32)
 
 
-@traceable("strings.unicode_split", batch=None, infer=_split_infer(object))
+@traceable("strings.unicode_split", batch=_rows_batch("unicode_split"),
+           infer=_split_infer(object), rows="make")
 def unicode_split(input, input_encoding, errors="replace", replacement_char=65533,  # noqa
                   name=None):
     """``tf.strings.unicode_split``: one string per character."""
@@ -253,7 +279,7 @@ def lower(input, encoding="", name=None):  # noqa: A002
     a = _strings(input, "StringLower")
     if encoding:
         return wrap(_map(lambda v: v.decode("utf-8").lower().encode("utf-8"), a))
-    return wrap(_map(bytes.lower, a))
+    return wrap(_bytes_map(a, _sv.LOWER))
 
 
 @traceable("strings.upper", batch="elementwise", infer=same_shape_infer(object))
@@ -262,13 +288,13 @@ def upper(input, encoding="", name=None):  # noqa: A002
     a = _strings(input, "StringUpper")
     if encoding:
         return wrap(_map(lambda v: v.decode("utf-8").upper().encode("utf-8"), a))
-    return wrap(_map(bytes.upper, a))
+    return wrap(_bytes_map(a, _sv.UPPER))
 
 
 @traceable("strings.strip", batch="elementwise", infer=same_shape_infer(object))
 def strip(input, name=None):  # noqa: A002
     """``tf.strings.strip``: leading and trailing ASCII whitespace."""
-    return wrap(_map(lambda v: v.strip(b" \t\n\v\f\r"), _strings(input, "StringStrip")))
+    return wrap(_bytes_map(_strings(input, "StringStrip"), _sv.STRIP))
 
 
 @traceable("strings.join", batch="elementwise",
@@ -392,8 +418,8 @@ def _spec_scalar_string():
 
 
 # ------------------------------------------------------------------ hash buckets
-# The hashes are C (lib/base/hash.c, bit-exact with TensorFlow): the strings are laid
-# end to end and hashed in one call.
+# The hashes are C (lib/base/hash.c, bit-exact with TensorFlow): the strings are handed
+# to one tfn_hash_views call where they lie (tfnano._strviews).
 
 _FINGERPRINT64, _TF_HASH64, _SIPHASH24 = 1, 2, 3  # tfn_hash_kind
 
@@ -412,24 +438,9 @@ def _num_buckets(num_buckets, op, input_name="input"):
 
 def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None):
     """The hash (`num_buckets` 0) or bucket of each string of a 1-D object array of
-    bytes, as uint64, in one C call over the strings laid end to end."""
-    items = flat.tolist()
-    try:
-        data = b"".join(items)
-    except TypeError:  # text among the bytes
-        items = [v if v.__class__ is bytes else _text(v) for v in items]
-        data = b"".join(items)
-    from .._ffi import check, ffi, lib, new_error
-    offsets = np.zeros(len(items) + 1, np.int64)
-    if items:
-        np.cumsum(np.fromiter(map(len, items), np.int64, len(items)), out=offsets[1:])
-    out = np.empty(len(items), np.uint64)
-    err = new_error()
-    check(lib.tfn_hash_strings(kind, ffi.from_buffer("uint8_t[]", data) if data else ffi.NULL,
-                               ffi.from_buffer("int64_t[]", offsets), len(items),
-                               ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
-                               num_buckets, ffi.from_buffer("uint64_t[]", out), err), err)
-    return out
+    bytes, as uint64, in one C call over views of the strings (tfnano._strviews)."""
+    from .._strviews import hash_strings
+    return hash_strings(flat, kind, num_buckets, key)
 
 
 def _hash_buckets(input, num_buckets, kind, op, key=None, input_name="input"):  # noqa: A002
@@ -532,7 +543,7 @@ def _ngram_rows(rows, widths, separator, left_pad, right_pad, pad_width, preserv
     return result
 
 
-@traceable("strings.ngrams", batch=_ngrams_batch, infer=_ngrams_infer)
+@traceable("strings.ngrams", batch=_ngrams_batch, infer=_ngrams_infer, rows="map")
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
            preserve_short_sequences=False, name=None):
     """``tf.strings.ngrams``: n-grams of the last axis, joined by `separator`, with

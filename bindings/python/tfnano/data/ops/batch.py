@@ -11,7 +11,9 @@ batch is n raw input elements gathered at once and the graph is run once on them
 (vectorized); otherwise f runs per element. Either way the result equals stacking
 the per-element results; when the vectorized run fails, the batch is re-run per
 element, so that the error is the one per-record execution gives, naming the
-record. num_parallel_calls works on whole batches in parallel.
+record. num_parallel_calls works on whole batches in parallel. Elements of different
+sizes fail with the fused kernel's text ("Cannot add tensor to the batch: ..."), as
+TensorFlow's map_and_batch does.
 """
 import numpy as np
 
@@ -304,7 +306,15 @@ class _Vectorized:
             return self.per_record(raw)
         leaves = structure.flatten(out)
         from ..structured_function import STACKED
+        dense = None
         for c in self.varying:
+            if composite.is_ragged(leaves[c]):  # rows (tfnano._trace): equal or an error
+                if dense is None:
+                    dense = list(leaves)
+                dense[c] = rows_as_dense(leaves[c])
+                if dense[c] is None:
+                    return self.per_record(raw)  # raises "Cannot add tensor to the batch ..."
+                continue
             lengths = lengths_of(table, leaves[c])
             if lengths is None:
                 self.per_element = True  # a varying shape not from the parser
@@ -313,7 +323,19 @@ class _Vectorized:
                 continue  # per-record arrays, stacked: their shapes were equal
             if n and (np.asarray(lengths) != lengths[0]).any():
                 return self.per_record(raw)  # raises "Cannot add tensor to the batch ..."
-        return out
+        return out if dense is None else structure.pack(out, dense)
+
+
+def rows_as_dense(rt):
+    """Rows (a RaggedTensor whose rows are records, see tfnano._trace) as the dense
+    batch that stacking the records gives: None when their lengths differ."""
+    splits = np.asarray(rt.row_splits)
+    lengths = np.diff(splits)
+    if len(lengths) and (lengths != lengths[0]).any():
+        return None
+    values = np.asarray(rt.values)
+    width = int(lengths[0]) if len(lengths) else 0
+    return as_tensor(values.reshape((len(lengths), width) + values.shape[1:]))
 
 
 class _Dropped:

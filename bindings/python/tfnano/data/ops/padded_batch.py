@@ -5,7 +5,10 @@ component padded to the batch's largest shape (or `padded_shapes`) with
 After a traced map whose per-record shapes vary only through parse_single_example's
 FixedLenSequenceFeature outputs, the map runs vectorized: one parse_example of the
 batch (rows padded by the parser), then the rows past each record's length are set
-to the padding value. Anything else runs per element."""
+to the padding value. Values of varying length batched as rows (RaggedTensors whose
+rows are the records: tf.strings.split and what elementwise ops, lookups and ngrams
+make of it, see tfnano._trace) are padded to the longest row. Anything else runs per
+element."""
 import numpy as np
 
 from ... import errors
@@ -115,8 +118,8 @@ def _apply_want(target, want):
         return
     for d, w in enumerate(want):
         if w is not None and int(w) >= 0:
-            if target[d] > int(w):
-                raise errors.InvalidArgumentError(
+            if target[d] > int(w):  # TensorFlow 2.21 raises this one as DataLossError
+                raise errors.DataLossError(
                     None, None, "Attempted to pad to a smaller size than the input "
                     "element.")
             target[d] = int(w)
@@ -247,15 +250,18 @@ class _VectorizedPadded:
         values = _spread(out, self.values)
         res = []
         for c, (s, v) in enumerate(zip(specs, leaves)):
-            a = np.asarray(v)
-            if s.shape is None or None in s.shape:
-                lengths = lengths_of(table, a)
-                if isinstance(lengths, str):  # stacked per-record arrays: nothing to pad
-                    lengths = np.full(n, a.shape[1] if a.ndim > 1 else 0, np.int64)
-                if lengths is None or s.shape is None or None in s.shape[1:]:
-                    self.per_element = True  # a varying shape not from the parser
-                    return self.per_record(raw)
-                a = _repad(a, lengths, _pad_value(values[c], a.dtype))
+            if composite.is_ragged(v):  # rows (tfnano._trace): padded to the longest
+                a = _rows_padded(v, _pad_value(values[c], np.asarray(v.values).dtype))
+            else:
+                a = np.asarray(v)
+                if s.shape is None or None in s.shape:
+                    lengths = lengths_of(table, a)
+                    if isinstance(lengths, str):  # stacked per-record arrays: no padding
+                        lengths = np.full(n, a.shape[1] if a.ndim > 1 else 0, np.int64)
+                    if lengths is None or s.shape is None or None in s.shape[1:]:
+                        self.per_element = True  # a varying shape not from the parser
+                        return self.per_record(raw)
+                    a = _repad(a, lengths, _pad_value(values[c], a.dtype))
             target = list(a.shape[1:])
             _apply_want(target, _want(shapes[c], a.ndim - 1))
             if target != list(a.shape[1:]):
@@ -265,6 +271,19 @@ class _VectorizedPadded:
                 a = big
             res.append(as_tensor(a))
         return structure.pack(out, res)
+
+
+def _rows_padded(rt, pv):
+    """Rows (a RaggedTensor whose rows are records) padded with `pv` to the longest."""
+    splits = np.asarray(rt.row_splits)
+    lengths = np.diff(splits)
+    values = np.asarray(rt.values)
+    width = int(lengths.max()) if len(lengths) else 0
+    out = np.full((len(lengths), width) + values.shape[1:], pv, dtype=values.dtype)
+    if len(values):
+        rowid = np.repeat(np.arange(len(lengths)), lengths)
+        out[rowid, np.arange(len(values)) - splits[:-1][rowid]] = values
+    return out
 
 
 def _repad(a, lengths, pv):

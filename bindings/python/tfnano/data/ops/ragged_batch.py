@@ -1,15 +1,30 @@
-"""ragged_batch(batch_size, drop_remainder, row_splits_dtype): components of rank >= 1
-batched into RaggedTensors (rows of different lengths), scalars stacked densely."""
+"""ragged_batch(batch_size, drop_remainder, row_splits_dtype): components whose shape
+is not fully known batched into RaggedTensors (rows of different lengths); scalars and
+components of a fully known shape stacked densely, as TensorFlow's ragged_batch does.
+
+After a traced map that vectorizes, the map runs once per batch: values of varying
+length batched as rows (tf.strings.split and what elementwise ops, lookups and ngrams
+make of it, see tfnano._trace) are the batch's RaggedTensors as they are."""
 import numpy as np
 
-from .. import plan, structure
-from .batch import batch_cardinality, stack_column
+from ..._tensor import as_tensor
+from .. import composite, plan, structure
+from .batch import BatchStage, batch_cardinality, elements, stack_column, stacked_input
+from .map import MapNode
 
 
-def _ragged_column(col, row_splits_dtype):
+def _fully_known(spec, shape):
+    """True when `spec` (a leaf of the element spec, or None) gives a fully known
+    shape, and `shape` (of a value) is that shape."""
+    known = getattr(spec, "shape", None)
+    return known is not None and None not in known and not hasattr(spec, "kind") and \
+        tuple(shape) == tuple(known)
+
+
+def _ragged_column(col, row_splits_dtype, spec=None):
     from ...ragged import RaggedTensor
     arrs = [np.asarray(x) for x in col]
-    if arrs[0].ndim == 0:
+    if arrs[0].ndim == 0 or all(_fully_known(spec, a.shape) for a in arrs):
         return stack_column(col)
     inner = arrs[0].shape[1:]
     for a in arrs:
@@ -24,17 +39,33 @@ def _ragged_column(col, row_splits_dtype):
     return RaggedTensor.from_row_lengths(values, lengths)
 
 
+def _ragged_stack(chunk, row_splits_dtype, spec):
+    leaves = [structure.flatten(el) for el in chunk]
+    specs = structure.flatten(spec) if spec is not None else [None] * len(leaves[0])
+    cols = [_ragged_column([lv[c] for lv in leaves], row_splits_dtype, specs[c])
+            for c in range(len(leaves[0]))]
+    return structure.pack(chunk[0], cols)
+
+
 class RaggedBatchNode(plan.Node):
     op = "ragged_batch"
 
-    def __init__(self, input, batch_size, drop_remainder, row_splits_dtype):
+    def __init__(self, input, batch_size, drop_remainder, row_splits_dtype, fused_map=None):
         super().__init__(input)
         from ... import dtypes
         self.size, self.drop = int(batch_size), bool(drop_remainder)
         self.splits = dtypes.as_dtype(row_splits_dtype).as_numpy_dtype
+        self.fused_map = fused_map
 
     def attrs(self):
         return {"batch_size": self.size, "drop_remainder": self.drop}
+
+    def notes(self):
+        if self.fused_map is None:
+            return []
+        fn = self.fused_map.fn
+        return ["fused with map: " + fn.describe(), "vectorized: one run of the graph per "
+                "batch"]
 
     def cardinality(self):
         return batch_cardinality(self.inputs[0].cardinality(), self.size, self.drop)
@@ -42,14 +73,30 @@ class RaggedBatchNode(plan.Node):
     def element_spec(self):
         return None
 
+    def rewrite(self, options):
+        up = self.inputs[0]
+        if self.fused_map is None and type(up) is MapNode and up.fn.vectorized:
+            return RaggedBatchNode(up.inputs[0], self.size, self.drop, self.splits,
+                                   fused_map=up)
+        return self
+
     def stage(self, ctx):
-        return _RaggedBatchStage(ctx.stage(self.inputs[0]), self)
+        if self.fused_map is None:
+            return _RaggedBatchStage(ctx.stage(self.inputs[0]), self)
+        up = ctx.stage(self.inputs[0])
+        make = _VectorizedRagged(self.fused_map.fn, self.splits)
+        workers = self.fused_map.workers(ctx)
+        if workers == 1:
+            return BatchStage(up, self.size, self.drop, make)
+        from .batch import _ParallelBatches
+        return _ParallelBatches(up, make, workers, ctx.deterministic, self.size, self.drop)
 
 
 class _RaggedBatchStage(plan.Stage):
     def __init__(self, upstream, node):
         self.upstreams = (upstream,)
         self._n = node
+        self._spec = node.inputs[0].element_spec()
 
     def __next__(self):
         chunk = []
@@ -60,7 +107,40 @@ class _RaggedBatchStage(plan.Stage):
                 break
         if not chunk or (self._n.drop and len(chunk) < self._n.size):
             raise StopIteration
-        leaves = [structure.flatten(el) for el in chunk]
-        cols = [_ragged_column([lv[c] for lv in leaves], self._n.splits)
-                for c in range(len(leaves[0]))]
-        return structure.pack(chunk[0], cols)
+        return _ragged_stack(chunk, self._n.splits, self._spec)
+
+
+class _VectorizedRagged:
+    """map(f) + ragged_batch: f run once on the batch; rows are the batch's
+    RaggedTensors, dense components of a fully known shape stack as they are. Anything
+    else (parsed values of varying shape, composites) runs per element."""
+
+    def __init__(self, fn, splits_dtype):
+        self.fn, self.splits = fn, splits_dtype
+        self.spec = fn.output_spec()
+        self.per_element = self.spec is None
+
+    def per_record(self, raw):
+        fn = self.fn
+        return _ragged_stack([fn(el) for el in elements(raw)], self.splits, self.spec)
+
+    def __call__(self, raw):
+        if self.per_element:
+            return self.per_record(raw)
+        n = len(raw)
+        try:
+            out = self.fn.run_batch(stacked_input(raw), n)
+        except Exception:
+            return self.per_record(raw)  # the failing element raises its own error
+        from ...ragged import RaggedTensor
+        res = []
+        for s, v in zip(structure.flatten(self.spec), structure.flatten(out)):
+            if composite.is_ragged(v) and not hasattr(s, "kind"):  # rows
+                splits = np.asarray(v.row_splits).astype(self.splits)
+                res.append(RaggedTensor.from_row_splits(v.values, splits, validate=False))
+            elif not composite.is_composite(v) and _fully_known(s, np.shape(v)[1:]):
+                res.append(as_tensor(np.asarray(v)))
+            else:
+                self.per_element = True
+                return self.per_record(raw)
+        return structure.pack(out, res)

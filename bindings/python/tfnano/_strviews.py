@@ -1,0 +1,281 @@
+"""String tensors (numpy object arrays of bytes) handed to C without joining them.
+
+The built-ins of bindings/python/pyapi.c walk a 1-D object array (read through the
+buffer protocol, Python >= 3.11) or a list of bytes (``tolist()``, 3.8-3.10) and hand
+each string to the C library as a (pointer, length) view where its bytes object holds
+it: ``tfn_hash_views``, ``tfn_table_find_strings``, ``tfn_table_vocab_strings``, and
+the ASCII case / strip maps and ``tf.strings.split``, which write the new bytes objects
+straight into the result array. Hashing and lookups of many strings run with the GIL
+released.
+
+When the walker is not installed (PyPy, free-threaded builds) or declines (an item
+that is not bytes), the strings are joined once and views made of the joined copy
+(numpy computes the offsets), or, for the maps and split, each string is done in
+Python: same results, slower.
+"""
+import numpy as np
+
+from . import _malloc, _native
+from ._ffi import PY_API, check, new_error
+from ._native import ffi, lib
+
+WALK = bool(PY_API & 1)     # the walker is installed
+BUFFERS = bool(PY_API & 2)  # it reads object arrays (else it is given lists)
+KINDS = (np.ndarray, np.dtype(object))  # what the walker takes for an object array
+
+LOWER, UPPER, STRIP = 0, 1, 2  # bytes_map ops (pyapi.c)
+_SPACE = b" \t\n\v\f\r"
+
+
+def _addr(a):
+    return a.__array_interface__["data"][0]
+
+
+BIG = 256 << 10  # outputs this big: glibc keeps freed heap memory mapped (see _malloc)
+
+
+def _empty(n, dtype):
+    """An output of n items. A fresh big array otherwise costs a page fault per 4 KiB
+    (1.6 MB of hash buckets for 200,000 strings: 1.9 -> 3.1-4.5 ms a call)."""
+    if n * np.dtype(dtype).itemsize >= BIG:
+        _malloc.tune()
+    return np.empty(n, dtype)
+
+
+def objects(flat):
+    """`flat` as a contiguous 1-D numpy object array (a view when it already is one)."""
+    a = np.asarray(flat)
+    if a.dtype != object:
+        a = a.astype(object)
+    return np.ascontiguousarray(a.reshape(-1))
+
+
+def _arg(a):
+    return a if BUFFERS else a.tolist()
+
+
+def _text(v):
+    return v.encode("utf-8") if isinstance(v, str) else bytes(v)
+
+
+def _bytes_items(a):
+    items = a.tolist()
+    if not all(v.__class__ is bytes for v in items):
+        items = [v if v.__class__ is bytes else _text(v) for v in items]
+    return items
+
+
+_VIEW = np.dtype([("data", np.uintp), ("len", np.uintp)])  # tfn_bytes
+
+
+class JoinedViews:
+    """Views of the strings of `a` into one joined copy (the fallback path, and table
+    building): ``.ptr`` is a ``tfn_bytes *`` valid while this object lives."""
+
+    def __init__(self, a):
+        items = _bytes_items(a)
+        n = len(items)
+        assert ffi.sizeof("tfn_bytes") == _VIEW.itemsize
+        self.data = b"".join(items)
+        self.buf = ffi.from_buffer(self.data)
+        lens = np.fromiter(map(len, items), np.uintp, n)
+        self.views = np.empty(n, _VIEW)
+        starts = np.zeros(n, np.uintp)
+        if n > 1:
+            np.cumsum(lens[:-1], out=starts[1:])
+        self.views["data"] = starts + np.uintp(int(ffi.cast("uintptr_t", self.buf)))
+        self.views["len"] = lens
+        self.ptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self.views)) if n else ffi.NULL
+        self.n = n
+
+
+def all_bytes(a):
+    """True when every item of the object array `a` is exactly a bytes object (None:
+    not known, the walker is not installed or does not take `a`)."""
+    if not WALK:
+        return None
+    if BUFFERS and a.ndim == 1 and a.flags.c_contiguous and type(a) is np.ndarray:
+        return _native.all_bytes(a, KINDS) or None
+    return None
+
+
+# ---------------------------------------------------------------- hashing
+
+def hash_strings(flat, kind, num_buckets=0, key=None):
+    """The hash (`num_buckets` 0) or bucket of each string of `flat`, as uint64
+    (tfn_hash_views; `kind` a tfn_hash_kind, `key` two uint64 words for SipHash)."""
+    a = objects(flat)
+    out = _empty(len(a), np.uint64)
+    key_addr = 0 if key is None else _addr(key)
+    if WALK and _native.hash_strings(_arg(a), KINDS, kind, num_buckets, key_addr,
+                                     _addr(out)):
+        return out
+    v = JoinedViews(a)
+    err = new_error()
+    check(lib.tfn_hash_views(kind, v.ptr, v.n,
+                             ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
+                             num_buckets, ffi.from_buffer("uint64_t[]", out), err), err)
+    return out
+
+
+# ---------------------------------------------------------------- tables
+
+def _table(rc_fn, n):
+    out = ffi.new("tfn_table **")
+    first = np.empty(n, np.int64)
+    err = new_error()
+    check(rc_fn(ffi.from_buffer("int64_t[]", first) if n else ffi.NULL, out, err), err)
+    return ffi.gc(out[0], lib.tfn_table_free), first
+
+
+def new_string_table(keys):
+    """(table, first): a C table of the strings of `keys`; first[i] = the index of
+    the first key equal to keys[i]."""
+    v = JoinedViews(objects(keys))
+    return _table(lambda first, out, err: lib.tfn_table_new_strings(
+        v.ptr, v.n, first, ffi.NULL, out, err), v.n)
+
+
+def new_int64_table(keys):
+    k = np.ascontiguousarray(keys, np.int64).reshape(-1)
+    return _table(lambda first, out, err: lib.tfn_table_new_int64(
+        ffi.from_buffer("int64_t[]", k) if len(k) else ffi.NULL, len(k), first, ffi.NULL,
+        out, err), len(k))
+
+
+def find_strings(table, flat, missing):
+    """Row of each string of `flat` in `table`, `missing` where absent (int64)."""
+    a = objects(flat)
+    rows = _empty(len(a), np.int64)
+    if WALK and _native.table_find(_arg(a), KINDS, int(ffi.cast("uintptr_t", table)),
+                                   int(missing), _addr(rows)):
+        return rows
+    v = JoinedViews(a)
+    err = new_error()
+    check(lib.tfn_table_find_strings(table, v.ptr, v.n, missing,
+                                     ffi.from_buffer("int64_t[]", rows), err), err)
+    return rows
+
+
+def find_int64(table, keys, missing):
+    k = np.ascontiguousarray(keys, np.int64).reshape(-1)
+    rows = _empty(len(k), np.int64)
+    if len(k):
+        err = new_error()
+        check(lib.tfn_table_find_int64(table, ffi.from_buffer("int64_t[]", k), len(k),
+                                       missing, ffi.from_buffer("int64_t[]", rows), err), err)
+    return rows
+
+
+def vocab_strings(table, values, flat, oov_buckets):
+    """StaticVocabularyTable ids of the strings of `flat` (tfn_table_vocab_strings;
+    `table` None: no vocabulary). `values`: contiguous int64, one per row."""
+    a = objects(flat)
+    ids = _empty(len(a), np.int64)
+    t = ffi.NULL if table is None else table
+    if WALK and _native.table_vocab(_arg(a), KINDS, int(ffi.cast("uintptr_t", t)),
+                                    _addr(values) if len(values) else 0, oov_buckets,
+                                    _addr(ids)):
+        return ids
+    v = JoinedViews(a)
+    err = new_error()
+    check(lib.tfn_table_vocab_strings(
+        t, ffi.from_buffer("int64_t[]", values) if len(values) else ffi.NULL, v.ptr, v.n,
+        oov_buckets, ffi.from_buffer("int64_t[]", ids), err), err)
+    return ids
+
+
+def vocab_int64(table, values, keys, oov_buckets):
+    k = np.ascontiguousarray(keys, np.int64).reshape(-1)
+    ids = _empty(len(k), np.int64)
+    if len(k):
+        err = new_error()
+        check(lib.tfn_table_vocab_int64(
+            table, ffi.from_buffer("int64_t[]", values) if len(values) else ffi.NULL,
+            ffi.from_buffer("int64_t[]", k), len(k), oov_buckets,
+            ffi.from_buffer("int64_t[]", ids), err), err)
+    return ids
+
+
+# ---------------------------------------------------------------- maps and split
+
+def _from_list(items):
+    out = np.empty(len(items), object)
+    out[:] = items
+    return out
+
+
+def _py_map(v, op):
+    if op == STRIP:
+        return v.strip(_SPACE)
+    return v.lower() if op == LOWER else v.upper()
+
+
+def bytes_map(flat, op):
+    """lower / upper (ASCII letters) / strip (ASCII whitespace) of each string of
+    `flat`: a new 1-D object array."""
+    a = objects(flat)
+    if WALK:
+        if BUFFERS:
+            out = _empty(len(a), object)
+            if _native.bytes_map(a, KINDS, op, out) is True:
+                return out
+        else:
+            got = _native.bytes_map(a.tolist(), KINDS, op, None)
+            if got is not False:
+                return _from_list(got)
+    return _from_list([_py_map(_text(v) if v.__class__ is not bytes else v, op)
+                       for v in a.tolist()])
+
+
+def split_one(v, sep, maxsplit):
+    """TensorFlow's StringSplitV2 of one string: Python's bytes.split, except that
+    maxsplit 0 gives the whole string, and once maxsplit is reached what is left is a
+    token even when empty. `sep` None: runs of ASCII whitespace."""
+    if maxsplit == 0:
+        return [v]
+    if sep is None:
+        parts = []
+        rest = v.lstrip(_SPACE)
+        while rest:
+            head = rest.split(None, 1)
+            parts.append(head[0])
+            rest = head[1].lstrip(_SPACE) if len(head) > 1 else b""
+            if maxsplit > 0 and len(parts) == maxsplit:
+                parts.append(rest)
+                break
+        return parts
+    return v.split(sep, maxsplit) if maxsplit > 0 else v.split(sep)
+
+
+def _maxsplit(maxsplit):
+    m = -1 if maxsplit is None else int(maxsplit)
+    return -1 if m < 0 or m >= 2 ** 62 else m
+
+
+def split(flat, sep=None, maxsplit=-1):
+    """tf.strings.split of each string of `flat`: (tokens, row_splits), a 1-D object
+    array and int64 row splits (len(flat) + 1)."""
+    a = objects(flat)
+    m = _maxsplit(maxsplit)
+    s = None if sep is None or sep == b"" else sep
+    if WALK:
+        splits = _empty(len(a) + 1, np.int64)
+        arg = _arg(a)
+        total = _native.split_count(arg, KINDS, s, m, _addr(splits))
+        if total is not None:
+            if BUFFERS:
+                values = _empty(total, object)
+                if _native.split_fill(arg, KINDS, s, m, values, total) is True:
+                    return values, splits
+            else:
+                got = _native.split_fill(arg, KINDS, s, m, None, total)
+                if got is not False:
+                    return _from_list(got), splits
+    pieces = [split_one(_text(v) if v.__class__ is not bytes else v, s, m) for v in a.tolist()]
+    splits = np.zeros(len(pieces) + 1, np.int64)
+    if pieces:
+        np.cumsum(np.fromiter(map(len, pieces), np.int64, len(pieces)), out=splits[1:])
+    values = np.empty(int(splits[-1]), object)
+    values[:] = [t for p in pieces for t in p]
+    return values, splits
