@@ -662,6 +662,40 @@ static int strs_run(PyObject *seq, PyObject *kinds_arg, const strs_job *job)
     return ok;
 }
 
+/* bytes_views(seq, kinds, out_address) -> bool. out (n tfn_bytes) = where each item
+ * of a list or object array of exact bytes objects keeps its characters; False (out
+ * unspecified) when an item is something else. The caller keeps the items alive for
+ * as long as it uses the views (bytes never move). */
+static PyObject *bytes_views(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds_arg;
+    unsigned long long out_addr;
+    if (!PyArg_ParseTuple(args, "OOK", &seq, &kinds_arg, &out_addr))
+        return NULL;
+    strs s;
+    memset(&s, 0, sizeof s);
+    object_kinds k;
+    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (PyList_CheckExact(seq)) {
+        s.list = seq;
+        s.n = PyList_Size(seq);
+    } else if (!object_array(&s, seq, &k, 0)) {
+        Py_RETURN_FALSE;
+    }
+    tfn_bytes *out = (tfn_bytes *)(uintptr_t)out_addr;
+    int ok = 1;
+    for (Py_ssize_t i = 0; ok && i < s.n; i++) {
+        PyObject *x = strs_item(&s, i);
+        ok = x && Py_TYPE(x) == &PyBytes_Type && bytes_view(x, &out[i]);
+    }
+    strs_close(&s);
+    return PyBool_FromLong(ok);
+}
+
 /* all_bytes(seq, kinds) -> bool: every item of an object array or list is exactly a
  * bytes object (no subclass). */
 static PyObject *all_bytes(PyObject *self, PyObject *args)
@@ -1097,6 +1131,8 @@ static PyMethodDef methods[] = {
      "value, mask, lengths) -> bool (tfnano._pad)"},
     {"read_record", read_record, METH_VARARGS,
      "read_record(reader, error) -> bytes or the status (tfnano._crecord.Reader)"},
+    {"bytes_views", bytes_views, METH_VARARGS,
+     "bytes_views(seq, kinds, out) -> bool (tfnano._parsing: records in place)"},
     {"all_bytes", all_bytes, METH_VARARGS,
      "all_bytes(seq, kinds) -> bool (tfnano._strviews)"},
     {"hash_strings", hash_strings, METH_VARARGS,

@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from . import _ffi, _malloc
+from . import _ffi, _malloc, _native
 from . import dtypes as _dt
 from ._outbuf import POOL as _outbuf_pool, Carver
 from ._tensor import Tensor
@@ -401,24 +401,16 @@ def _remember(features, spec):
 _ONLY_BYTES = frozenset((bytes,))
 
 
-def _bytes_data_offset():
-    """How far a bytes object's data lies from its id() in this interpreter (CPython
-    keeps the bytes inside the object, at a fixed offset), or None where that does not
-    hold; checked on a few objects of different sizes."""
-    import sys
-    if sys.implementation.name != "cpython":
+def _bytes_views_of(items, n):
+    """(views, keep) of a list of bytes objects read in place by the pyapi.c walker,
+    or None where it is not installed or an item is not exactly bytes."""
+    from . import _strviews
+    if not _strviews.WALK:
         return None
-    probes = [b"", b"x", b"tfnano" * 3, bytes(range(256)) * 40]
-    found = set()
-    for b in probes:
-        found.add(int(ffi.cast("uintptr_t", ffi.from_buffer(b))) - id(b))
-    if len(found) != 1:
+    pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
+    if not _native.bytes_views(items, _strviews.KINDS, _strviews._addr(pairs)):
         return None
-    off = found.pop()
-    return off if 0 < off < 256 else None
-
-
-_BYTES_DATA = _bytes_data_offset()
+    return ffi.cast("tfn_bytes *", ffi.from_buffer(pairs)), pairs
 
 
 class _Records:
@@ -454,17 +446,13 @@ class _Records:
         elif not isinstance(items, list):
             items = list(items)
         n = len(items)
-        if _BYTES_DATA is not None and _ONLY_BYTES.issuperset(map(type, items)):
-            # bytes objects in place, no copy: their addresses from id() (a list of our
-            # own holds them, whatever the caller does with theirs meanwhile)
-            items = list(items)
-            pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
-            pairs[:n, 0] = np.fromiter(map(id, items), dtype=np.uint64, count=n)
-            pairs[:n, 0] += _BYTES_DATA
-            pairs[:n, 1] = np.fromiter(map(len, items), dtype=np.uint64, count=n)
-            self.n = n
-            self.views = ffi.cast("tfn_bytes *", ffi.from_buffer(pairs))
-            self.keep = (items, pairs)
+        # bytes objects in place, no copy (a list of our own holds them, whatever the
+        # caller does with theirs meanwhile)
+        items = list(items)
+        got = _bytes_views_of(items, n)
+        if got is not None:
+            self.n, self.views = n, got[0]
+            self.keep = (items, got[1])
             return
         for i, x in enumerate(items if not _ONLY_BYTES.issuperset(map(type, items)) else ()):
             if x.__class__ is not bytes:
