@@ -287,10 +287,19 @@ class _FixedOpener:
 class _FileSourceNode(plan.Node):
     """A source of scalar strings read from files, `cycle` files interleaved."""
 
-    def __init__(self, files, cycle):
+    def __init__(self, files, compression, buffer_size, cycle):
         super().__init__()
         self.files = files
+        self.compression, self.buffer_size = compression, buffer_size
         self.cycle = cycle
+
+    def attrs(self):
+        a = {"files": len(self.files)}
+        if self.compression:
+            a["compression"] = self.compression
+        if self.cycle != 1:
+            a["num_parallel_reads"] = self.cycle
+        return a
 
     def cycle_length(self):
         from .execute import cpu_count
@@ -307,18 +316,6 @@ class _FileSourceNode(plan.Node):
 class TextLineNode(_FileSourceNode):
     op = "TextLineDataset"
 
-    def __init__(self, files, compression, buffer_size, cycle):
-        super().__init__(files, cycle)
-        self.compression, self.buffer_size = compression, buffer_size
-
-    def attrs(self):
-        a = {"files": len(self.files)}
-        if self.compression:
-            a["compression"] = self.compression
-        if self.cycle != 1:
-            a["num_parallel_reads"] = self.cycle
-        return a
-
     def opener(self):
         return _LineOpener(self.compression, self.buffer_size)
 
@@ -327,8 +324,7 @@ class FixedLengthNode(_FileSourceNode):
     op = "FixedLengthRecordDataset"
 
     def __init__(self, files, compression, buffer_size, cycle, header, record, footer):
-        super().__init__(files, cycle)
-        self.compression, self.buffer_size = compression, buffer_size
+        super().__init__(files, compression, buffer_size, cycle)
         self.header, self.record, self.footer = header, record, footer
 
     def attrs(self):
@@ -337,10 +333,7 @@ class FixedLengthNode(_FileSourceNode):
             a["header_bytes"] = self.header
         if self.footer:
             a["footer_bytes"] = self.footer
-        if self.compression:
-            a["compression"] = self.compression
-        if self.cycle != 1:
-            a["num_parallel_reads"] = self.cycle
+        a.update((k, v) for k, v in super().attrs().items() if k != "files")
         return a
 
     def opener(self):
