@@ -540,9 +540,10 @@ static inline int bytes_view(PyObject *x, tfn_bytes *v)
     return 1;
 }
 
-/* Opens the strings of `seq` (an object array or a list of bytes) as views, each item
- * borrowed (the GIL is held until strs_close): 1, or 0 (declined, nothing held). */
-static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg)
+/* The items of `seq`, a list or an object array of `kinds_arg` (numpy's ndarray type
+ * and object dtype), borrowed into *s (read with strs_item, released by strs_close):
+ * 1, or 0 (another container; nothing held). */
+static int strs_items(strs *s, PyObject *seq, PyObject *kinds_arg)
 {
     memset(s, 0, sizeof *s);
     object_kinds k;
@@ -556,6 +557,15 @@ static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg)
     } else if (!object_array(s, seq, &k, 0)) {
         return 0;
     }
+    return 1;
+}
+
+/* Opens the strings of `seq` (an object array or a list of bytes) as views, each item
+ * borrowed (the GIL is held until strs_close): 1, or 0 (declined, nothing held). */
+static int strs_open(strs *s, PyObject *seq, PyObject *kinds_arg)
+{
+    if (!strs_items(s, seq, kinds_arg))
+        return 0;
     size_t n = (size_t)s->n;
     s->v = malloc((n ? n : 1) * sizeof *s->v);
     if (!s->v) {
@@ -611,18 +621,8 @@ enum { STRINGS_CHUNK = 4096 };
 static int strs_run(PyObject *seq, PyObject *kinds_arg, const strs_job *job)
 {
     strs s;
-    memset(&s, 0, sizeof s);
-    object_kinds k;
-    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
-        PyErr_Clear();
+    if (!strs_items(&s, seq, kinds_arg))
         return 0;
-    }
-    if (PyList_CheckExact(seq)) {
-        s.list = seq;
-        s.n = PyList_Size(seq);
-    } else if (!object_array(&s, seq, &k, 0)) {
-        return 0;
-    }
     int release = s.n >= STRINGS_RELEASE_AT, ok = 1;
     tfn_bytes *v = malloc(STRINGS_CHUNK * sizeof *v);
     PyObject **held = release ? malloc(STRINGS_CHUNK * sizeof *held) : NULL;
@@ -674,18 +674,8 @@ static PyObject *bytes_views(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOK", &seq, &kinds_arg, &out_addr))
         return NULL;
     strs s;
-    memset(&s, 0, sizeof s);
-    object_kinds k;
-    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
-        PyErr_Clear();
+    if (!strs_items(&s, seq, kinds_arg))
         Py_RETURN_FALSE;
-    }
-    if (PyList_CheckExact(seq)) {
-        s.list = seq;
-        s.n = PyList_Size(seq);
-    } else if (!object_array(&s, seq, &k, 0)) {
-        Py_RETURN_FALSE;
-    }
     tfn_bytes *out = (tfn_bytes *)(uintptr_t)out_addr;
     int ok = 1;
     for (Py_ssize_t i = 0; ok && i < s.n; i++) {
@@ -705,18 +695,8 @@ static PyObject *all_bytes(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO", &seq, &kinds_arg))
         return NULL;
     strs s;
-    memset(&s, 0, sizeof s);
-    object_kinds k;
-    if (!PyArg_ParseTuple(kinds_arg, "OO", &k.type, &k.dtype)) {
-        PyErr_Clear();
+    if (!strs_items(&s, seq, kinds_arg))
         Py_RETURN_FALSE;
-    }
-    if (PyList_CheckExact(seq)) {
-        s.list = seq;
-        s.n = PyList_Size(seq);
-    } else if (!object_array(&s, seq, &k, 0)) {
-        Py_RETURN_FALSE;
-    }
     int ok = 1;
     for (Py_ssize_t i = 0; ok && i < s.n; i++) {
         PyObject *x = strs_item(&s, i);
