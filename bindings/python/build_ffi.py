@@ -124,7 +124,7 @@ extern "Python" {
 PY_API = """
 int tfn_py_install(const char *module, int buffers);
 """
-PY_SOURCES = ("pyapi.c", "pyapi_buffer.c")
+PY_SOURCES = ("pyapi.c", "pyapi_buffer.c", "pyapi_split.c")
 
 
 def lib_sources():

@@ -7,8 +7,10 @@
  * Padding a Python list of rows (keras pad_sequences, tfnano.pad): the list is walked
  * here, each row handed to tfn_pad_rows() where it lies, without first gathering
  * every row into one flat array in Python (np.concatenate costs ~0.4 us per row):
- *   - numpy int32 / int64 1-D arrays: their memory, through the buffer protocol
- *     (Python >= 3.11, see pyapi_buffer.c);
+ *   - numpy int32 / int64 1-D arrays: their memory, data pointer, length and stride
+ *     read from the array's fields once learn_layout() has checked them against
+ *     numpy's own reports, else through the buffer protocol (Python >= 3.11, see
+ *     pyapi_buffer.c);
  *   - lists or tuples of Python ints (what tokenizers return): the kept values,
  *     converted into a scratch buffer as the (integer) output type.
  * Anything else (another row type, a bool or float in a list, a value that does not
@@ -78,10 +80,12 @@ static int array_dtype(PyObject *x, const array_kinds *k)
 
 typedef enum row_kind { ROW_OTHER, ROW_ARRAY, ROW_LIST, ROW_TUPLE } row_kind;
 
+static int layout_rows; /* numpy rows read from their fields (learn_layout) */
+
 static row_kind kind_of(PyObject *x, PyObject *ndarray)
 {
     if ((PyObject *)Py_TYPE(x) == ndarray)
-        return use_buffers ? ROW_ARRAY : ROW_OTHER;
+        return use_buffers || layout_rows ? ROW_ARRAY : ROW_OTHER;
     if (PyList_CheckExact(x))
         return ROW_LIST;
     if (PyTuple_CheckExact(x))
@@ -104,9 +108,10 @@ static PyObject *item(PyObject *seq, int is_list, Py_ssize_t i)
  * The rows PREFETCH_ROWS ahead are asked for early. The addresses come from numpy's
  * PyArrayObject_fields (numpy/ndarraytypes.h, the layout numpy's own inline
  * accessors such as PyArray_DATA read; unchanged since numpy 1.22), read from exact
- * numpy.ndarray objects whose type is at least that large: they are only prefetch
- * hints (a prefetch never faults), so another layout would make them useless, never
- * wrong. Everything that is used comes from the buffer protocol. */
+ * numpy.ndarray objects whose type is at least that large: a prefetch never faults,
+ * so those hints are safe whatever the layout. The rows themselves are read from the
+ * same fields only after learn_layout() has checked them (layout_row), else through
+ * the buffer protocol. */
 enum { PREFETCH_ROWS = 8, PREFETCH_LINES = 8 };
 
 typedef struct ndarray_prefix {
@@ -133,7 +138,7 @@ static int prefix_fits(PyObject *ndarray)
     return n >= (Py_ssize_t)sizeof(ndarray_prefix);
 }
 
-static inline void prefetch_array(PyObject *x, PyObject *ndarray, int fits)
+static inline void prefetch_array(PyObject *x, PyObject *ndarray, int fits, int data_lines)
 {
 #if defined(__GNUC__) || defined(__clang__)
     if (!fits || !x || (PyObject *)Py_TYPE(x) != ndarray)
@@ -143,7 +148,7 @@ static inline void prefetch_array(PyObject *x, PyObject *ndarray, int fits)
     memcpy(&data, o + offsetof(ndarray_prefix, data), sizeof data);
     memcpy(&dims, o + offsetof(ndarray_prefix, dimensions), sizeof dims);
     memcpy(&info, o + offsetof(ndarray_prefix, buffer_info), sizeof info);
-    for (int k = 0; k < PREFETCH_LINES; k++)
+    for (int k = 0; k < data_lines; k++)
         __builtin_prefetch((const char *)data + 64 * k);
     __builtin_prefetch(dims);
     __builtin_prefetch((const void *)((uintptr_t)info & ~(uintptr_t)7)); /* tagged */
@@ -151,7 +156,91 @@ static inline void prefetch_array(PyObject *x, PyObject *ndarray, int fits)
     (void)x;
     (void)ndarray;
     (void)fits;
+    (void)data_lines;
 #endif
+}
+
+/* What an exact numpy.ndarray holds at the front of PyArrayObject_fields (the caller
+ * has checked prefix_fits for its type). */
+static void read_fields(PyObject *x, char **data, int *nd, Py_ssize_t *dim0,
+                       Py_ssize_t *stride0, PyObject **descr)
+{
+    const char *o = (const char *)x;
+    void *dims, *strides;
+    memcpy(data, o + offsetof(ndarray_prefix, data), sizeof *data);
+    memcpy(nd, o + offsetof(ndarray_prefix, nd), sizeof *nd);
+    memcpy(&dims, o + offsetof(ndarray_prefix, dimensions), sizeof dims);
+    memcpy(&strides, o + offsetof(ndarray_prefix, strides), sizeof strides);
+    memcpy(descr, o + offsetof(ndarray_prefix, descr), sizeof *descr);
+    *dim0 = *stride0 = 0;
+    if (*nd >= 1) {
+        memcpy(dim0, dims, sizeof *dim0); /* npy_intp is Py_ssize_t's size */
+        memcpy(stride0, strides, sizeof *stride0);
+    }
+}
+
+/* A numpy row read from its fields (layout_rows only; the caller has checked the exact
+ * type): the same rows, checks and refusals as tfn_py_int_row, without a buffer
+ * export (numpy allocates and fills a buffer-info record for every array exported:
+ * a quarter of the time per W3 row). No view is held: the list holds the row, and the
+ * GIL is held until its values have been copied. */
+static int layout_row(PyObject *x, const array_kinds *k, tfn_pad_row *row)
+{
+    char *data;
+    int nd;
+    Py_ssize_t dim0, stride0;
+    PyObject *descr;
+    read_fields(x, &data, &nd, &dim0, &stride0, &descr);
+    int dtype = descr == k->i32 ? TFN_INT32 : descr == k->i64 ? TFN_INT64 : -1;
+    Py_ssize_t size = dtype == TFN_INT32 ? 4 : 8;
+    if (dtype < 0 || nd != 1 || dim0 < 0 || (dim0 > 1 && stride0 != size) ||
+        (uintptr_t)data % (uintptr_t)size != 0)
+        return 0;
+    *row = (tfn_pad_row){dim0 ? data : NULL, (size_t)dim0, dtype};
+    return 1;
+}
+
+/* learn_layout(kinds, probes) -> bool. Turns layout_row on when, for every probe
+ * (array, data address, ndim, shape[0], strides[0]) made by the caller from numpy's
+ * own reports, the fields read in place say the same, dtype object included; off
+ * otherwise (an empty list turns it off: the tests use this for the other paths).
+ * numpy's C API reads these fields the same way (PyArray_DATA and friends are inline
+ * struct reads compiled into every extension), so a numpy that moved them would
+ * break its ABI; the probes make sure anyway. */
+static PyObject *learn_layout(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *kinds_arg, *probes;
+    array_kinds kinds;
+    if (!PyArg_ParseTuple(args, "OO", &kinds_arg, &probes) || !parse_kinds(kinds_arg, &kinds))
+        return NULL;
+    layout_rows = 0;
+    Py_ssize_t n = PyList_CheckExact(probes) ? PyObject_Size(probes) : -1;
+    int ok = n > 0 && prefix_fits(kinds.type);
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        PyObject *a;
+        unsigned long long want_data;
+        int want_nd;
+        Py_ssize_t want_dim0, want_stride0;
+        if (!PyArg_ParseTuple(PyList_GetItem(probes, i), "OKinn", &a, &want_data, &want_nd,
+                              &want_dim0, &want_stride0) ||
+            (PyObject *)Py_TYPE(a) != kinds.type) {
+            ok = 0;
+            break;
+        }
+        char *data;
+        int nd;
+        Py_ssize_t dim0, stride0;
+        PyObject *descr, *dtype = PyObject_GetAttr(a, dtype_name);
+        read_fields(a, &data, &nd, &dim0, &stride0, &descr);
+        ok = dtype && descr == dtype && (uintptr_t)data == (uintptr_t)want_data &&
+             nd == want_nd && dim0 == want_dim0 && (nd == 0 || stride0 == want_stride0);
+        Py_XDECREF(dtype);
+    }
+    if (PyErr_Occurred())
+        PyErr_Clear();
+    layout_rows = ok;
+    return PyBool_FromLong(ok);
 }
 
 /* pad_lengths(seqs, kinds, lengths_address) -> the longest row, or None (kinds:
@@ -172,11 +261,11 @@ static PyObject *pad_lengths(PyObject *self, PyObject *args)
     if (!is_list && !PyTuple_CheckExact(seqs))
         Py_RETURN_NONE;
     int64_t *lengths = (int64_t *)(uintptr_t)lengths_addr;
-    int fits = use_buffers && prefix_fits(ndarray);
+    int fits = (use_buffers || layout_rows) && prefix_fits(ndarray);
     Py_ssize_t n = PyObject_Size(seqs), longest = 0;
     for (Py_ssize_t r = 0; r < n; r++) {
         if (r + PREFETCH_ROWS < n)
-            prefetch_array(item(seqs, is_list, r + PREFETCH_ROWS), ndarray, fits);
+            prefetch_array(item(seqs, is_list, r + PREFETCH_ROWS), ndarray, fits, 0);
         PyObject *x = item(seqs, is_list, r);
         if (!x || kind_of(x, ndarray) == ROW_OTHER)
             Py_RETURN_NONE;
@@ -285,6 +374,39 @@ static int list_row(chunk *c, target *t, PyObject *x, int is_list, size_t len)
     return 1;
 }
 
+/* Lists of numpy rows padded into an output this large or larger are copied on every
+ * usable core (pyapi_split.c): below it, starting threads costs more than it saves. */
+enum { SPLIT_AT_BYTES = 8 << 20 };
+
+/* A list whose rows are all numpy arrays read from their fields (layout_rows): every
+ * row's descriptor first (prefetching only the array objects: the values are read
+ * later, by the copy), then the copy, split across cores. Returns 1 (padded), 0
+ * (tfn_pad_rows refused a row: the caller returns False) or -1 (a row of another kind
+ * or an allocation failure, nothing written: the chunked walk decides). */
+static int pad_arrays(PyObject *seqs, int is_list, Py_ssize_t n, const array_kinds *k,
+                      const target *t, int64_t *lengths)
+{
+    tfn_pad_row *rows = n > 0 ? malloc((size_t)n * sizeof *rows) : NULL;
+    if (!rows)
+        return -1;
+    int fits = prefix_fits(k->type);
+    for (Py_ssize_t r = 0; r < n; r++) {
+        if (r + PREFETCH_ROWS < n)
+            prefetch_array(item(seqs, is_list, r + PREFETCH_ROWS), k->type, fits, 0);
+        PyObject *x = item(seqs, is_list, r);
+        if (!x || (PyObject *)Py_TYPE(x) != k->type || !layout_row(x, k, &rows[r])) {
+            free(rows);
+            return -1;
+        }
+        if (lengths)
+            lengths[r] = (int64_t)rows[r].count;
+    }
+    int ok = tfn_py_pad_split(rows, (size_t)n, &t->opt, t->out, t->out_dtype, t->width,
+                              t->mask, SPLIT_AT_BYTES);
+    free(rows);
+    return ok;
+}
+
 /* pad_into(seqs, kinds, out_address, out_dtype, width, maxlen, multiple, padding,
  *          truncating, value, mask_address, lengths_address) -> True / False.
  * Pads every row of seqs into the C-contiguous [len(seqs), width] output (and the
@@ -324,6 +446,12 @@ static PyObject *pad_into(PyObject *self, PyObject *args)
     t.opt.value = value;
     int64_t *lengths = (int64_t *)(uintptr_t)lengths_addr;
 
+    Py_ssize_t n = PyObject_Size(seqs);
+    if (layout_rows) {
+        int arrays = pad_arrays(seqs, is_list, n, &kinds, &t, lengths);
+        if (arrays >= 0)
+            return PyBool_FromLong(arrays);
+    }
     chunk *c = calloc(1, sizeof *c);
     if (!c)
         Py_RETURN_FALSE;
@@ -332,14 +460,21 @@ static PyObject *pad_into(PyObject *self, PyObject *args)
         free(c);
         Py_RETURN_FALSE;
     }
-    int ok = 1, fits = use_buffers && prefix_fits(ndarray);
-    Py_ssize_t n = PyObject_Size(seqs);
+    int ok = 1, fits = (use_buffers || layout_rows) && prefix_fits(ndarray);
     for (Py_ssize_t r = 0; ok && r < n; r++) {
         if (r + PREFETCH_ROWS < n)
-            prefetch_array(item(seqs, is_list, r + PREFETCH_ROWS), ndarray, fits);
+            prefetch_array(item(seqs, is_list, r + PREFETCH_ROWS), ndarray, fits, PREFETCH_LINES);
         PyObject *x = item(seqs, is_list, r);
         row_kind kind = x ? kind_of(x, ndarray) : ROW_OTHER;
-        if (kind == ROW_ARRAY) {
+        if (kind == ROW_ARRAY && layout_rows) {
+            ok = layout_row(x, &kinds, &c->rows[c->n]);
+            if (ok) {
+                c->held[c->n] = 0;
+                if (lengths)
+                    lengths[r] = (int64_t)c->rows[c->n].count;
+                c->n++;
+            }
+        } else if (kind == ROW_ARRAY) {
             void *view = c->views + c->n * c->view_size;
             int dtype = array_dtype(x, &kinds);
             ok = dtype >= 0 && tfn_py_int_row(x, view, &c->rows[c->n], dtype);
@@ -1106,6 +1241,8 @@ static PyObject *split_fill(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"pad_lengths", pad_lengths, METH_VARARGS,
      "pad_lengths(seqs, kinds, lengths_address) -> longest row or None (tfnano._pad)"},
+    {"learn_layout", learn_layout, METH_VARARGS,
+     "learn_layout(kinds, probes) -> bool: numpy rows read from their fields (tfnano._pad)"},
     {"pad_into", pad_into, METH_VARARGS,
      "pad_into(seqs, kinds, out, out_dtype, width, maxlen, multiple, padding, truncating, "
      "value, mask, lengths) -> bool (tfnano._pad)"},

@@ -1,6 +1,6 @@
 /*
  * pyapi.h - the parts of tfnano._native that take and return Python objects
- * (pyapi.c, pyapi_buffer.c), compiled into the cffi extension beside the C library.
+ * (pyapi.c, pyapi_buffer.c, pyapi_split.c), compiled into the cffi extension beside the C library.
  *
  * cffi's API-mode module is a CPython extension module, but a function declared in
  * its cdef only sees C types, and cffi releases the GIL around every call. So these
@@ -28,6 +28,15 @@
  * installed (the callers keep their Python paths). Takes the GIL itself. Calling it
  * again sets `buffers` anew (the tests use this to run the 3.8-3.10 paths). */
 int tfn_py_install(const char *module, int buffers);
+
+/* From pyapi_split.c. tfn_pad_rows() of rows[0, n) into the row-major output `out`
+ * (and `mask`, may be NULL), split into one slice of rows per usable core (at most
+ * 16) when the output is at least split_at_bytes, else in the calling thread.
+ * Returns 1 when every slice succeeded, 0 when one was refused (the output is then
+ * partly written). Touches no Python object; the caller keeps the rows alive. */
+int tfn_py_pad_split(const tfn_pad_row *rows, size_t n, const tfn_pad_options *opt,
+                     char *out, int out_dtype, size_t width, uint8_t *mask,
+                     size_t split_at_bytes);
 
 #ifdef Py_PYTHON_H
 /* From pyapi_buffer.c. The size of the opaque view (a Py_buffer), or 0 when this

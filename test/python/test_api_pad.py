@@ -275,19 +275,25 @@ from tfnano._ffi import PY_API, lib as _lib  # noqa: E402
 ARRAYS_IN_C = bool(PY_API & 2)
 
 
-@pytest.fixture(params=["arrays in C", "arrays in numpy"])
+@pytest.fixture(params=["array fields", "buffer protocol", "arrays in numpy"])
 def buffers(request):
-    """Runs a test with numpy rows read in C (Python >= 3.11) and as on 3.8-3.10 (the
-    walker takes lists only; arrays go through np.concatenate)."""
+    """Runs a test with numpy rows read in C from their fields (any version), through
+    the buffer protocol (Python >= 3.11), and in numpy (the walker takes lists only;
+    arrays go through np.concatenate). Yields whether arrays are read in C."""
     if not PY_API & 1:
         pytest.skip("the C walker is not installed (PyPy or a free-threaded build)")
-    want = request.param == "arrays in C"
-    if want and not ARRAYS_IN_C:
+    mode = request.param
+    if mode == "array fields" and not _pad.ARRAY_FIELDS:
+        pytest.skip("this numpy's array fields did not match its own reports")
+    if mode == "buffer protocol" and not ARRAYS_IN_C:
         pytest.skip("the buffer protocol is in the limited API from Python 3.11")
     name = _pad.__name__.rsplit(".", 1)[0] + "._native"
-    assert _lib.tfn_py_install(name.encode(), want) == (3 if want else 1)
-    yield want
+    want_buffers = mode == "buffer protocol"
+    assert _lib.tfn_py_install(name.encode(), want_buffers) == (3 if want_buffers else 1)
+    assert _pad.use_array_fields(mode == "array fields") == (mode == "array fields")
+    yield mode != "arrays in numpy"
     _lib.tfn_py_install(name.encode(), ARRAYS_IN_C)
+    _pad.use_array_fields(_pad.ARRAY_FIELDS)
 
 
 def _walked(seqs, maxlen, dtype="int32", padding="pre", truncating="pre", value=0):
@@ -372,6 +378,59 @@ def test_walker_declines_and_keras_decides(buffers, rows, monkeypatch):
             return type(e), str(e)
     got = outcome()
     monkeypatch.setattr(_pad, "WALK", False)  # keras' algorithm alone
+    assert got == outcome()
+
+
+def test_walker_array_fields_are_checked_against_numpy():
+    if not PY_API & 1:
+        pytest.skip("the C walker is not installed (PyPy or a free-threaded build)")
+    from tfnano._native import learn_layout
+    a = np.arange(6, dtype=np.int64)
+    good = (a, a.__array_interface__["data"][0], 1, 6, 8)
+    try:
+        assert learn_layout(_pad._ARRAY_KINDS, [good]) == _pad.ARRAY_FIELDS
+        # a probe whose reports disagree with the fields turns the fields off
+        for bad in [(a, good[1] + 8, 1, 6, 8), (a, good[1], 2, 6, 8), (a, good[1], 1, 5, 8),
+                    (a, good[1], 1, 6, 4), ([1], 0, 1, 1, 8), (a,)]:
+            assert learn_layout(_pad._ARRAY_KINDS, [good, bad]) is False
+        assert learn_layout(_pad._ARRAY_KINDS, []) is False
+        assert _pad.use_array_fields(False) is False
+        assert _walked([a, a], 3) is None or ARRAYS_IN_C  # buffers may still take them
+    finally:
+        _pad.use_array_fields(_pad.ARRAY_FIELDS)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
+def test_walker_splits_large_outputs_across_cores(buffers, dtype):
+    # 9000 rows x 300 values: an output over the 8 MiB at which the copy is split
+    rng = np.random.default_rng(8)
+    rows = [rng.integers(-2 ** 31, 2 ** 31, rng.integers(0, 400)).astype(
+        np.int32 if i % 3 else np.int64) for i in range(9000)]
+    for padding, truncating in (("pre", "pre"), ("post", "post"), ("pre", "post")):
+        got = ps(rows, maxlen=300, dtype=dtype, padding=padding, truncating=truncating,
+                 value=7)
+        assert np.array_equal(got, _reference(rows, 300, dtype, padding, truncating, 7))
+        padded, mask, lengths = tf.pad(rows, maxlen=300, dtype=dtype, padding=padding,
+                                       truncating=truncating, value=7)
+        assert np.array_equal(padded, got)
+        assert lengths.tolist() == [len(r) for r in rows]
+        assert mask.sum(1).tolist() == np.minimum(lengths, 300).tolist()
+
+
+def test_walker_split_refusal_leaves_keras_errors(buffers, monkeypatch):
+    # an int64 value beyond int32, in the last slice: the walker refuses and keras'
+    # algorithm (numpy's casting) decides
+    rows = [np.arange(300, dtype=np.int64) for _ in range(9000)]
+    rows[-1] = np.full(300, 2 ** 40, dtype=np.int64)
+
+    def outcome():
+        try:
+            out = ps(rows, maxlen=300)
+            return out.dtype, out[-2:].tolist()
+        except Exception as e:  # noqa: BLE001 - the error is the result here
+            return type(e), str(e)
+    got = outcome()
+    monkeypatch.setattr(_pad, "WALK", False)
     assert got == outcome()
 
 

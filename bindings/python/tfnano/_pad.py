@@ -3,7 +3,8 @@ returning (padded, mask, lengths), and ``bucket_plan``, over the C library's
 tfn_pad / tfn_bucket_plan_* (lib/pad.c, lib/bucket.c; see docs/padding.md).
 
 A list (or tuple) of rows is walked in C (bindings/python/pyapi.c): numpy int32 /
-int64 arrays are read where they lie (Python >= 3.11: the buffer protocol), lists of
+int64 arrays are read where they lie (their fields, checked once against numpy's own
+reports by use_array_fields; else the buffer protocol, Python >= 3.11), lists of
 Python ints converted on the way, and every row padded by tfn_pad_rows into the
 output. Other ragged integer input is flattened once (values + offsets) and padded by
 one tfn_pad call; both write every cell of the output, padding included. Inputs the C
@@ -21,7 +22,29 @@ from ._outbuf import Carver
 WALK = bool(_PY_API & 1)
 _ARRAY_KINDS = (np.ndarray, np.dtype(np.int32), np.dtype(np.int64))  # what pyapi.c reads
 if WALK:
+    from ._native import learn_layout as _learn_layout
     from ._native import pad_into as _pad_into, pad_lengths as _pad_lengths
+
+
+def use_array_fields(enable=True):
+    """Lets the walker read numpy rows' data pointer, length and stride from the array
+    objects themselves (no buffer export per row: ~0.1 us less per W3 row) once it has
+    checked, on probe arrays, that it reads there what numpy reports. Returns whether
+    it does; False leaves the buffer protocol (3.11+) or numpy's path."""
+    if not WALK:
+        return False
+    probes = []
+    if enable:
+        whole = np.arange(12, dtype=np.int64)
+        for a in (np.arange(5, dtype=np.int32), whole, whole[1::3], whole[::-1],
+                  np.empty(0, dtype=np.int32), whole.reshape(3, 4)[1], whole.reshape(3, 4),
+                  np.zeros((), dtype=np.int32)):
+            probes.append((a, a.__array_interface__["data"][0], a.ndim,
+                           a.shape[0] if a.ndim else 0, a.strides[0] if a.ndim else 0))
+    return _learn_layout(_ARRAY_KINDS, probes)
+
+
+ARRAY_FIELDS = use_array_fields()
 
 
 _SIDES = {"pre": 0, "post": 1, "left": 0, "right": 1}
