@@ -84,6 +84,21 @@ PIPELINES = {
         lib.data.Dataset.zip((lib.data.Dataset.range(3), lib.data.Dataset.range(3)))),
     "decode_raw": lambda lib, p: lib.data.TFRecordDataset(p).map(
         lambda r: lib.reshape(lib.io.decode_raw(r, lib.uint8)[:4], [2, 2])),
+    "ragged_batch_scalars": lambda lib, p: lib.data.Dataset.range(5).ragged_batch(2),
+    "ragged_batch_drop_fixed": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        np.zeros((4, 3), np.int32)).ragged_batch(2, drop_remainder=True),
+    "ragged_batch_varlen_dict": lambda lib, p: lib.data.Dataset.range(5).map(
+        lambda x: {"a": lib.range(x), "b": x}).ragged_batch(2, row_splits_dtype=lib.int32),
+    "ragged_batch_rows_then_fixed": lambda lib, p: lib.data.Dataset.range(3).map(
+        lambda x: lib.zeros([x, 3])).ragged_batch(2),
+    "ragged_batch_fixed_then_rows": lambda lib, p: lib.data.Dataset.range(3).map(
+        lambda x: lib.zeros([3, x])).ragged_batch(2, drop_remainder=True),
+    "ragged_batch_twice": lambda lib, p: lib.data.Dataset.range(3).map(
+        lambda x: lib.range(x)).ragged_batch(2).ragged_batch(3),
+    "ragged_batch_sparse": lambda lib, p: lib.data.TFRecordDataset(p).map(
+        lambda r: lib.io.parse_single_example(r, _features(lib))).ragged_batch(4),
+    "ragged_batch_split": lambda lib, p: lib.data.Dataset.from_tensor_slices(
+        ["a b", "c"]).map(lambda s: lib.strings.split(s)).ragged_batch(2),
     "strings": lambda lib, p: lib.data.Dataset.from_tensor_slices(["a b", "c"]).map(
         lambda s: lib.strings.to_hash_bucket_fast(lib.strings.lower(s), 10)),
 }

@@ -391,3 +391,26 @@ def test_sparse_values_pass_through_map(tmp_path):
             lambda r: tf.io.parse_single_example(r, feats))]
     assert [type(s).__name__ for s in got] == ["SparseTensor", "SparseTensor"]
     assert [s.values.tolist() for s in got] == [[1, 2, 3], [4]]
+
+
+def test_sizes_known_per_record_trace_with_tensorflows_specs():
+    # tf.range / zeros / ones whose size is a traced value: traced (no fallback), the
+    # size unknown in the spec (zero-filled stand-ins used to say 0), values per record
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", exp.TracingFallbackWarning)
+        ds = tf.data.Dataset.range(4).map(
+            lambda x: (tf.range(x), tf.range(2, x + 3, 2), tf.range(3),
+                       tf.zeros([x, 2]), tf.ones([2, x], tf.int32)))
+        spec = ds.element_spec
+        got = [tuple(t.numpy() for t in el) for el in ds]
+    assert [tuple(s.shape.as_list()) for s in spec] == \
+        [(None,), (None,), (3,), (None, 2), (2, None)]
+    assert [s.dtype for s in spec] == [tf.int64, tf.int64, tf.int32, tf.float32, tf.int32]
+    for x, (a, b, c, z, o) in enumerate(got):
+        assert a.tolist() == list(range(x)) and b.tolist() == list(range(2, x + 3, 2))
+        assert c.tolist() == [0, 1, 2]
+        assert z.shape == (x, 2) and not z.any() and o.shape == (2, x) and (o == 1).all()
+    rb = ds.ragged_batch(3).element_spec
+    assert repr(rb[0]) == "RaggedTensorSpec(TensorShape([None, None]), tf.int64, 1, tf.int64)"
+    assert repr(rb[2]) == "TensorSpec(shape=(None, 3), dtype=tf.int32, name=None)"
+    assert repr(rb[4]) == "RaggedTensorSpec(TensorShape([None, 2, None]), tf.int32, 2, tf.int64)"

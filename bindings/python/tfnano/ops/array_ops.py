@@ -389,7 +389,11 @@ def _np_dtype(dtype):
 
 
 def zeros(shape, dtype=_dt.float32, name=None, layout=None):
-    """``tf.zeros``: float32 unless `dtype` (strings: b'')."""
+    """``tf.zeros``: float32 unless `dtype` (strings: b''). With a traced shape (a size
+    known per record) it is tf.fill's per-record op."""
+    if (active_graph() is not None and _has_traced_dims(shape)
+            and _dt.as_dtype(dtype) is not _dt.string):
+        return fill(shape, np.zeros((), _np_dtype(dtype)))
     d = shape_list(shape)
     if _dt.as_dtype(dtype) is _dt.string:
         a = np.empty(d, object)
@@ -399,7 +403,9 @@ def zeros(shape, dtype=_dt.float32, name=None, layout=None):
 
 
 def ones(shape, dtype=_dt.float32, name=None, layout=None):
-    """``tf.ones``: float32 unless `dtype`."""
+    """``tf.ones``: float32 unless `dtype`; a traced shape as in zeros."""
+    if active_graph() is not None and _has_traced_dims(shape):
+        return fill(shape, np.ones((), _np_dtype(dtype)))
     return wrap(np.ones(shape_list(shape), _np_dtype(dtype)))
 
 
@@ -422,18 +428,30 @@ def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     return wrap(np.ones(a.shape, a.dtype if dtype is None else _np_dtype(dtype)))
 
 
-@traceable("range", batch=None)
+def _range_type(dtypes, dtype):
+    """tf.range's output dtype: `dtype`, else the widest of the bounds' dtypes."""
+    if dtype is not None:
+        return np.dtype(_np_dtype(dtype))
+    order = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
+    return builtins.max(dtypes, key=lambda t: order.index(t) if t in order else 0)
+
+
+def _range_infer(start, limit=None, delta=1, dtype=None, name="range"):
+    # a traced bound: the length is only known per record (zero stand-ins would say 0)
+    bounds = (start, limit, delta) if limit is not None else (0, start, delta)
+    if not builtins.any(isinstance(b, Symbol) for b in bounds):
+        a = _range_impl(start, limit, delta, dtype).numpy()
+        return Spec(a.dtype, a.shape)
+    dtypes = [b.spec.dtype if isinstance(b, Symbol) else to_array(b).dtype for b in bounds]
+    return Spec(_range_type(dtypes, dtype), (None,))
+
+
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """``tf.range``: int32 for Python ints, float32 once any bound is a float."""
     if limit is None:
         start, limit = 0, start
     vals = [to_array(v) for v in (start, limit, delta)]
-    if dtype is not None:
-        out_type = _np_dtype(dtype)
-    else:
-        order = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
-        out_type = builtins.max((v.dtype for v in vals),
-                                key=lambda t: order.index(t) if t in order else 0)
+    out_type = _range_type([v.dtype for v in vals], dtype)
     s, l, d = (v.item() for v in vals)
 
     def show(v):  # TensorFlow prints its float bounds in shortest form (1, 0.5)
@@ -456,6 +474,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         else:
             n = int(np.ceil(np.abs((tl - ts) / td)))
         return wrap((ts + np.arange(n, dtype=out_type) * td).astype(out_type))
+
+
+_range_impl = range
+range = traceable("range", batch=None, infer=_range_infer)(_range_impl)  # noqa: A001
 
 
 @traceable("identity", batch="elementwise")

@@ -47,6 +47,31 @@ def _ragged_stack(chunk, row_splits_dtype, spec):
     return structure.pack(chunk[0], cols)
 
 
+def ragged_batch_spec(spec, size, row_splits_dtype):
+    """The spec of ragged_batch's batches of elements of `spec` (TensorFlow's rules): a
+    tensor of a fully known shape batches as batch does; one with unknown sizes becomes
+    a RaggedTensor whose ragged dimensions reach its last unknown size (shape [None, 3]:
+    ragged_rank 1; [3, None]: 2), with row_splits_dtype; a RaggedTensor gains one ragged
+    dimension and keeps its own splits dtype; a SparseTensor batches as batch does.
+    None when the input's spec, or one leaf's rank, is unknown."""
+    from ..._trace import CompositeSpec, Spec
+    if spec is None:
+        return None
+    leaves = structure.flatten(spec)
+    if any(s is None or s.shape is None for s in leaves):
+        return None
+
+    def one(s):
+        if isinstance(s, CompositeSpec):
+            return s.batched(size)
+        shape = (size,) + s.shape
+        if None not in s.shape:
+            return Spec(s.dtype, shape)
+        last = max(i for i, d in enumerate(s.shape) if d is None)
+        return CompositeSpec("ragged", s.dtype, shape, last + 1, row_splits_dtype)
+    return structure.map_structure(one, spec)
+
+
 class RaggedBatchNode(plan.Node):
     op = "ragged_batch"
 
@@ -71,7 +96,8 @@ class RaggedBatchNode(plan.Node):
         return batch_cardinality(self.inputs[0].cardinality(), self.size, self.drop)
 
     def element_spec(self):
-        return None
+        spec = (self.inputs[0] if self.fused_map is None else self.fused_map).element_spec()
+        return ragged_batch_spec(spec, self.size if self.drop else None, self.splits)
 
     def rewrite(self, options):
         up = self.inputs[0]
