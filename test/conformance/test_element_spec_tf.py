@@ -71,6 +71,18 @@ PIPELINES = {
         lambda e: (lib.cast(e["fixed"], lib.int32), e["score"] * 2.0)),
     "padded_batch": lambda lib, p: lib.data.Dataset.range(1, 4).map(
         lambda x: lib.fill([x], x)).padded_batch(2),
+    "padded_batch_known_dims": lambda lib, p: lib.data.Dataset.range(1, 6).map(
+        lambda x: lib.zeros([3])).padded_batch(2),
+    "padded_batch_shapes_drop": lambda lib, p: lib.data.Dataset.range(1, 6).map(
+        lambda x: lib.fill([x], x)).padded_batch(2, padded_shapes=[7], drop_remainder=True),
+    "padded_batch_minus_one": lambda lib, p: lib.data.Dataset.range(1, 6).map(
+        lambda x: lib.fill([x, 2], x)).padded_batch(2, padded_shapes=[-1, 4]),
+    "padded_batch_tensor_shape": lambda lib, p: lib.data.Dataset.range(1, 6).map(
+        lambda x: lib.fill([x, 2], x)).padded_batch(2, padded_shapes=lib.constant([6, 2])),
+    "padded_batch_tuple": lambda lib, p: lib.data.Dataset.range(1, 6).map(
+        lambda x: (lib.fill([x], x), x)).padded_batch(2, padded_shapes=([None], [])),
+    "padded_batch_scalars_drop": lambda lib, p: lib.data.Dataset.range(1, 6).padded_batch(
+        2, drop_remainder=True),
     "unbatch": lambda lib, p: lib.data.Dataset.range(6).batch(3).unbatch(),
     "zip_enumerate": lambda lib, p: lib.data.Dataset.zip(
         (lib.data.Dataset.range(3), lib.data.Dataset.from_tensor_slices([1.5, 2.5, 3.5])))
@@ -99,6 +111,22 @@ PIPELINES = {
         lambda r: lib.io.parse_single_example(r, _features(lib))).ragged_batch(4),
     "ragged_batch_split": lambda lib, p: lib.data.Dataset.from_tensor_slices(
         ["a b", "c"]).map(lambda s: lib.strings.split(s)).ragged_batch(2),
+    "interleave_tfrecord": lambda lib, p: lib.data.Dataset.from_tensor_slices([p, p])
+    .interleave(lambda f: lib.data.TFRecordDataset(f), cycle_length=2),
+    "interleave_parse": lambda lib, p: lib.data.Dataset.from_tensor_slices([p]).interleave(
+        lambda f: lib.data.TFRecordDataset(f).map(
+            lambda r: lib.io.parse_single_example(r, _features(lib))), cycle_length=1),
+    "interleave_then_map": lambda lib, p: lib.data.Dataset.from_tensor_slices([p, p])
+    .interleave(lib.data.TFRecordDataset, cycle_length=2, block_length=2).map(
+        lambda r: lib.io.parse_single_example(r, _features(lib))).batch(2),
+    "flat_map_range": lambda lib, p: lib.data.Dataset.range(3).flat_map(
+        lambda x: lib.data.Dataset.range(x).map(lambda y: (x, lib.cast(y, lib.float32)))),
+    "group_by_window": lambda lib, p: lib.data.Dataset.range(10).group_by_window(
+        lambda x: x % 2, lambda k, w: w.batch(3), window_size=3),
+    "group_by_window_padded": lambda lib, p: lib.data.Dataset.range(1, 6).map(
+        lambda x: lib.fill([x], x)).group_by_window(
+        lambda x: lib.size(x, out_type=lib.int64) % 2,
+        lambda k, w: w.padded_batch(2, drop_remainder=True), window_size=2),
     "strings": lambda lib, p: lib.data.Dataset.from_tensor_slices(["a b", "c"]).map(
         lambda s: lib.strings.to_hash_bucket_fast(lib.strings.lower(s), 10)),
 }
@@ -113,6 +141,21 @@ def test_element_spec_prints_as_tensorflow(name, records):
     for w, g in zip(tf.nest.flatten(want, expand_composites=False), tn.nest.flatten(got)):
         assert type(g).__name__ == type(w).__name__
         assert g.dtype == w.dtype and g.shape.as_list() == w.shape.as_list()
+
+
+def test_specs_through_interleave_and_group_by_window_give_tensorflows_values(records):
+    """The function is called on a stand-in to learn the spec; the data are still
+    TensorFlow's (a map after interleave is now traced)."""
+    for name in ("interleave_then_map", "group_by_window_padded", "flat_map_range"):
+        want = [tf.nest.map_structure(
+            lambda t: tf.sparse.to_dense(t).numpy().tolist() if isinstance(
+                t, tf.SparseTensor) else t.numpy().tolist(), el)
+                for el in PIPELINES[name](tf, records)]
+        got = [tn.nest.map_structure(
+            lambda t: np.asarray(tn.sparse.to_dense(t)).tolist() if type(t).__name__ ==
+            "SparseTensor" else np.asarray(t).tolist(), el)
+            for el in PIPELINES[name](tn, records)]
+        assert got == want, name
 
 
 def test_element_spec_feeds_tensorflows_own_api(records):

@@ -414,3 +414,43 @@ def test_sizes_known_per_record_trace_with_tensorflows_specs():
     assert repr(rb[0]) == "RaggedTensorSpec(TensorShape([None, None]), tf.int64, 1, tf.int64)"
     assert repr(rb[2]) == "TensorSpec(shape=(None, 3), dtype=tf.int32, name=None)"
     assert repr(rb[4]) == "RaggedTensorSpec(TensorShape([None, 2, None]), tf.int32, 2, tf.int64)"
+
+
+def test_interleave_and_group_by_window_learn_their_spec_from_a_stand_in(tmp_path):
+    path = str(tmp_path / "x.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(5):
+            w.write(example(v=[i, i + 1]))
+    feats = {"v": tf.io.FixedLenFeature([2], tf.int64)}
+    calls = []
+
+    def open_file(f):
+        calls.append(f)
+        return tf.data.TFRecordDataset(f)
+    files = tf.data.Dataset.from_tensor_slices([path, path])
+    ds = files.interleave(open_file, cycle_length=2)
+    assert repr(ds.element_spec) == "TensorSpec(shape=(), dtype=tf.string, name=None)"
+    assert len(calls) == 1  # one stand-in call, cached
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", exp.TracingFallbackWarning)  # the map is traced
+        parsed = ds.map(lambda r: tf.io.parse_single_example(r, feats)).batch(4)
+        got = [b["v"].numpy().tolist() for b in parsed]
+    assert got == [[[0, 1], [0, 1], [1, 2], [1, 2]], [[2, 3], [2, 3], [3, 4], [3, 4]],
+                   [[4, 5], [4, 5]]]
+
+    # a function that needs real input: the spec stays unknown, iteration still works
+    def needs_value(f):
+        if not f.numpy():
+            raise ValueError("empty name")
+        return tf.data.TFRecordDataset(f)
+    ds = files.interleave(needs_value, cycle_length=1)
+    assert ds.element_spec is None
+    assert len(list(ds)) == 10
+
+    grouped = tf.data.Dataset.range(7).group_by_window(
+        lambda x: x % 2, lambda k, w: w.map(lambda x: (k, x)).batch(2), window_size=2)
+    assert repr(grouped.element_spec) == (
+        "(TensorSpec(shape=(None,), dtype=tf.int64, name=None), "
+        "TensorSpec(shape=(None,), dtype=tf.int64, name=None))")
+    assert [(a.numpy().tolist(), b.numpy().tolist()) for a, b in grouped] == [
+        ([0, 0], [0, 2]), ([1, 1], [1, 3]), ([0, 0], [4, 6]), ([1], [5])]

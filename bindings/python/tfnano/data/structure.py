@@ -214,3 +214,38 @@ def _shape_of_structure(s):
     if isinstance(s, tuple):
         return ("tuple", tuple(_shape_of_structure(v) for v in s))
     return None
+
+
+def stand_in(spec):
+    """An element of `spec` made of zero-filled tensors (b"" for strings, unknown sizes
+    0): what a function that returns a dataset is called with to learn that dataset's
+    element_spec, as TensorFlow traces it with symbolic inputs. None when a leaf is a
+    composite or its rank or dtype is unknown."""
+    from .._trace import CompositeSpec
+    if spec is None:
+        return None
+    leaves = flatten(spec)
+    if any(isinstance(s, CompositeSpec) or s is None or s.shape is None or s.dtype is None
+           for s in leaves):
+        return None
+
+    def zero(s):
+        shape = tuple(0 if d is None else d for d in s.shape)
+        if s.dtype == object:
+            a = np.empty(shape, object)
+            a.fill(b"")
+            return as_tensor(a)
+        return as_tensor(np.zeros(shape, s.dtype))
+    return map_structure(zero, spec)
+
+
+def returned_spec(make_dataset):
+    """The element_spec (internal form) of the dataset `make_dataset()` returns, or None
+    when it fails or returns something else: the call only builds a plan (nothing is
+    read until it is iterated), and any error means "unknown", never a failure."""
+    try:
+        ds = make_dataset()
+        node = getattr(ds, "_node", None)
+        return None if node is None else node.element_spec()
+    except Exception:  # noqa: BLE001 - a function that needs real input: spec unknown
+        return None

@@ -37,7 +37,16 @@ class GroupByWindowNode(plan.Node):
         return {"key_func": getattr(self.key_func, "__name__", "?")}
 
     def element_spec(self):
-        return None
+        # reduce_func called once on key 0 and an empty window of the input's spec, as
+        # TensorFlow traces it; its dataset's spec (None when that call fails)
+        if not hasattr(self, "_spec"):
+            from ..._tensor import as_tensor
+            from .. import structure
+            spec = self.inputs[0].element_spec()
+            self._spec = None if spec is None else structure.returned_spec(
+                lambda: self.reduce_func(as_tensor(np.zeros((), np.int64)),
+                                         dataset_of([], spec)))
+        return self._spec
 
     def stage(self, ctx):
         return _GroupStage(ctx.stage(self.inputs[0]), self)

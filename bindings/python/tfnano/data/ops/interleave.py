@@ -20,7 +20,13 @@ class InterleaveNode(plan.Node):
         return {"cycle_length": self.cycle_length, "block_length": self.block_length}
 
     def element_spec(self):
-        return None
+        # map_func called once on a stand-in element, as TensorFlow traces it when the
+        # dataset is made; its dataset's spec (None when the call needs real input)
+        if not hasattr(self, "_spec"):
+            el = structure.stand_in(self.inputs[0].element_spec())
+            self._spec = None if el is None else structure.returned_spec(
+                lambda: structure.call(self.map_func, el))
+        return self._spec
 
     def stage(self, ctx):
         from ..execute import cpu_count

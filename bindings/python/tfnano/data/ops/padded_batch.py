@@ -176,14 +176,29 @@ class PaddedBatchNode(plan.Node):
                                  self.drop_remainder)
 
     def element_spec(self):
-        from ..._trace import Spec
+        """TensorFlow's: the batch size when drop_remainder (else None), then each
+        component's `padded_shapes` entry (-1 / None: None), or without one the
+        element's own dims (sizes that vary stay None)."""
+        from ..._trace import CompositeSpec, Spec
         spec = self.inputs[0].element_spec() if self.fused_map is None else \
             self.fused_map.element_spec()
-        if spec is None:
+        if spec is None or any(isinstance(s, CompositeSpec)
+                               for s in structure.flatten(spec)):
             return None
-        return structure.map_structure(
-            lambda s: Spec(s.dtype, None if s.shape is None else
-                           (None,) + tuple(None for _ in s.shape)), spec)
+        batch = self.batch_size if self.drop_remainder else None
+        out = []
+        for s, want in zip(structure.flatten(spec), _spread(spec, self.padded_shapes)):
+            dims = None if s.shape is None else list(s.shape)
+            if dims is not None and want is not None:
+                try:
+                    given = [None if d is None or int(d) < 0 else int(d)
+                             for d in _want(want, len(dims))]
+                except (TypeError, ValueError):
+                    given = None
+                if given is not None and len(given) == len(dims):
+                    dims = given
+            out.append(Spec(s.dtype, None if dims is None else (batch,) + tuple(dims)))
+        return structure.pack(spec, out)
 
     def rewrite(self, options):
         up = self.inputs[0]
