@@ -273,3 +273,90 @@ def test_tables_from_one_file_are_shared_as_in_tensorflow(tmp_path):
             lib.lookup.TextFileInitializer(path, lib.string, 0, lib.string, 1), "")))
         return out
     same(run)
+
+
+# ---- the mutable tables (tf.lookup.experimental)
+
+def _mutable_script(lib, kind):
+    """One sequence of operations on a MutableHashTable / DenseHashTable; each step's
+    outcome (value or error class and text)."""
+    exp = lib.lookup.experimental
+    steps = []
+    if kind == "dense":
+        t = exp.DenseHashTable(lib.int64, lib.int64, default_value=-1, empty_key=0,
+                               deleted_key=-1)
+        keys = lambda v: lib.constant(v, lib.int64)  # noqa: E731
+        steps += [lambda: t.insert(keys([5, 6, 7]), keys([50, 60, 70])),
+                  lambda: t.lookup(keys([[5, 8], [7, 6]])),
+                  lambda: t.insert(keys([0]), keys([1])),
+                  lambda: t.insert(keys([-1]), keys([1])),
+                  lambda: t.lookup(keys([0])),
+                  lambda: t.remove(keys([6, 9])),
+                  lambda: t.remove(keys([-1])),
+                  lambda: t.erase(keys([5])),
+                  lambda: t.size(),
+                  lambda: t.lookup(keys([5, 6, 7])),
+                  lambda: exp.DenseHashTable(lib.int64, lib.int64, -1, empty_key=3,
+                                             deleted_key=3)]
+        steps += [lambda: t.insert(keys([[5, 6]]), keys([[50, 60]])),
+                  lambda: t.lookup(keys(5)),
+                  lambda: t.remove(keys([[7]])),
+                  lambda: t.lookup(keys([7]))]
+        s = exp.DenseHashTable(lib.string, lib.float32, 0.5, empty_key="", deleted_key="$")
+        steps += [lambda: s.insert(["a", "b"], [1.0, 2.0]), lambda: s.lookup(["a", "c"]),
+                  lambda: s.insert([""], [1.0]), lambda: s.lookup(["$"])]
+        return [_outcome(f) for f in steps]
+    t = exp.MutableHashTable(lib.string, lib.int64, -1)
+    strs = lambda v: lib.constant(v, lib.string)  # noqa: E731
+    steps += [lambda: t.size(),
+              lambda: t.insert(["a", "b"], [1, 2]),
+              lambda: t.lookup(lib.constant([["a", "c"], ["b", "a"]])),
+              lambda: t.insert([1], [3]),
+              lambda: t.insert(["x"], [1.5]),
+              lambda: t.insert(["x"], lib.constant([3], lib.int32)),
+              lambda: t.insert(["x", "y"], [3]),
+              lambda: t.lookup(lib.constant([1])),
+              lambda: t.remove(strs(["a", "zz"])),
+              lambda: t.size(),
+              lambda: t.lookup(["a", "q"], dynamic_default_values=lib.constant([7, 8],
+                                                                                 lib.int64)),
+              lambda: t["b"],
+              lambda: t.lookup("b"),
+              lambda: t.insert(["b"], [20]),
+              lambda: t.lookup(["b"]),
+              lambda: (t.key_dtype, t.value_dtype) and None,
+              lambda: list(lib.data.Dataset.from_tensor_slices(["a", "b", "c"]).map(
+                  lambda s: t.lookup(s)).batch(2).as_numpy_iterator())]
+    v = exp.MutableHashTable(lib.int64, lib.float32, [0.0, 0.0])
+    steps += [lambda: v.insert(lib.constant([1, 2], lib.int64), [[1., 2.], [3., 4.]]),
+              lambda: v.lookup(lib.constant([[1, 5]], lib.int64)),
+              lambda: v.insert(lib.constant([3], lib.int64), [[1., 2., 3.]]),
+              lambda: v.size(),
+              lambda: exp.MutableHashTable(lib.int32, lib.int32, 0).lookup(lib.constant([1])),
+              lambda: exp.MutableHashTable(lib.float32, lib.int64, 0),
+              lambda: exp.MutableHashTable(lib.string, lib.int64, "x")]
+    return [_outcome(f) for f in steps]
+
+
+def _numbered(outcomes):
+    import re
+    return [(o[0], (o[1][0], re.sub(r'table_\d+', 'table_N', o[1][1])))
+            if o[0] == "error" else o for o in outcomes]
+
+
+@pytest.mark.parametrize("kind", ["mutable", "dense"])
+def test_mutable_tables_match_tensorflow(kind):
+    want, got = _numbered(_mutable_script(tf, kind)), _numbered(_mutable_script(tn, kind))
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert g == w, "step %d" % i
+    assert len(got) == len(want)
+
+
+def test_mutable_table_exports_tensorflows_entries():
+    def entries(lib):
+        t = lib.lookup.experimental.MutableHashTable(lib.int64, lib.string, "?")
+        t.insert(lib.constant([3, 1, 2], lib.int64), ["c", "a", "b"])
+        t.remove(lib.constant([1], lib.int64))
+        k, v = t.export()
+        return sorted(zip(np.asarray(k).tolist(), np.asarray(v).tolist()))
+    assert entries(tn) == entries(tf)  # TensorFlow exports in its hash order

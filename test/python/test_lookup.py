@@ -135,8 +135,99 @@ def test_lookup_in_a_traced_map_runs_batched(tmp_path):
 
 
 def test_missing_lookup_names_say_what_is_covered():
-    with pytest.raises(AttributeError, match="tf.lookup.experimental is not part of it"):
-        tf.lookup.experimental.MutableHashTable
+    with pytest.raises(AttributeError, match="tf.lookup.IdTableWithHashBuckets is not part"):
+        tf.lookup.IdTableWithHashBuckets
+    with pytest.raises(AttributeError, match="experimental.DatasetInitializer is not part"):
+        tf.lookup.experimental.DatasetInitializer
+
+
+# ---- the mutable tables (tfnano/ops/mutable_lookup_ops.py)
+
+def test_mutable_table_insert_lookup_remove_export():
+    t = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+    assert int(t.size()) == 0
+    t.insert(["a", "b", "a"], [1, 2, 3])  # the last of a repeated key wins
+    assert t.lookup(tf.constant([["a", "c"], ["b", "a"]])).numpy().tolist() == [[3, -1],
+                                                                                [2, 3]]
+    assert t.lookup(["x", "b"], dynamic_default_values=[7, 8]).numpy().tolist() == [7, 2]
+    with pytest.raises(InvalidArgumentError, match=r"Expected shape \[\] or \[2\] for default"):
+        t.lookup(["x", "b"], dynamic_default_values=[7, 8, 9])
+    t.remove(["a", "zz"])
+    keys, values = t.export()
+    assert keys.numpy().tolist() == [b"b"] and values.numpy().tolist() == [2]
+    assert int(t["b"]) == 2 and t.lookup("a").numpy() == -1
+    with pytest.raises(ValueError, match="keys: Tensor conversion requested dtype string"):
+        t.lookup(tf.constant([1]))
+    with pytest.raises(TypeError, match="Cannot convert"):
+        t.insert(["x"], [1.5])
+
+
+def test_mutable_table_vector_values_and_strings():
+    v = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, [0.0, -1.0])
+    v.insert(tf.constant([1, 2], tf.int64), [[1.0, 2.0], [3.0, 4.0]])
+    out = v.lookup(tf.constant([[1, 5]], tf.int64))
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [[[1.0, 2.0], [0.0, -1.0]]]
+    with pytest.raises(InvalidArgumentError, match=r"Expected shape \[1,2\] for value, got "
+                       r"\[1,3\]"):
+        v.insert(tf.constant([3], tf.int64), [[1.0, 2.0, 3.0]])
+    s = tf.lookup.experimental.MutableHashTable(tf.int32, tf.string, "?")
+    s.insert(tf.constant([4], tf.int32), ["four"])
+    assert s.lookup(tf.constant([4, 5], tf.int32)).numpy().tolist() == [b"four", b"?"]
+
+
+def test_mutable_table_lookup_is_traced_and_sees_later_inserts():
+    t = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, -1.0)
+    ds = tf.data.Dataset.range(6).map(lambda x: t.lookup(x) * 2.0).batch(3)
+    assert "lookup" in ds.plan_text() and "vectorized" in ds.plan_text()
+    assert [b.tolist() for b in ds] == [[-2.0] * 3] * 2
+    t.insert(tf.constant([1, 4], tf.int64), [0.5, 2.0])
+    assert [b.tolist() for b in ds] == [[-2.0, 1.0, -2.0], [-2.0, 4.0, -2.0]]
+
+
+def test_mutable_table_insert_in_a_map_runs_per_record_in_order():
+    seen = tf.lookup.experimental.MutableHashTable(tf.int64, tf.int64, 0)
+
+    def count(x):
+        seen.insert(x % 3, seen.lookup(x % 3) + 1)
+        return seen.lookup(x % 3)
+    with pytest.warns(Warning, match="runs per record"):
+        ds = tf.data.Dataset.range(7).map(count)
+    assert [int(c) for c in ds] == [1, 1, 1, 2, 2, 2, 3]
+
+
+def test_mutable_table_is_thread_safe():
+    import threading
+    t = tf.lookup.experimental.MutableHashTable(tf.int64, tf.int64, -1)
+
+    def work(base):
+        for i in range(200):
+            t.insert(tf.constant([base + i], tf.int64), tf.constant([i], tf.int64))
+            t.lookup(tf.constant([base + i], tf.int64))
+    threads = [threading.Thread(target=work, args=(k * 1000,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert int(t.size()) == 800
+    assert t.lookup(tf.constant([3199, 3000], tf.int64)).numpy().tolist() == [199, 0]
+
+
+def test_dense_hash_table_reserved_keys():
+    d = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, default_value=-1,
+                                              empty_key=0, deleted_key=-1)
+    d.insert(tf.constant([5, 6], tf.int64), tf.constant([50, 60], tf.int64))
+    for bad, what in ((0, "empty_key"), (-1, "deleted_key")):
+        with pytest.raises(InvalidArgumentError, match="Using the %s as a table key" % what):
+            d.insert(tf.constant([bad], tf.int64), tf.constant([1], tf.int64))
+        with pytest.raises(InvalidArgumentError, match="Using the %s" % what):
+            d.lookup(tf.constant([bad], tf.int64))
+    with pytest.raises(InvalidArgumentError, match=r"Expected key shape \[1\] got \[1,2\]"):
+        d.lookup(tf.constant([[5, 6]], tf.int64))
+    d.erase(tf.constant([5], tf.int64))
+    assert d.lookup(tf.constant([5, 6], tf.int64)).numpy().tolist() == [-1, 60]
+    with pytest.raises(InvalidArgumentError, match="Empty and deleted keys cannot be equal"):
+        tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, empty_key=2,
+                                              deleted_key=2)
 
 
 # ---- the C tables (lib/base/table.c through tfnano._strviews)

@@ -530,13 +530,17 @@ class StaticVocabularyTable:
 
 
 def __getattr__(name):
+    if name == "experimental":  # the mutable tables, imported when first asked for
+        from . import lookup_experimental
+        return lookup_experimental
     if name.startswith("__"):
         raise AttributeError(name)
     raise AttributeError(
         "module 'tfnano.lookup' has no attribute %r: tfnano implements tf.lookup's "
         "StaticHashTable, StaticVocabularyTable, KeyValueTensorInitializer, "
-        "TextFileInitializer and TextFileIndex (tables that are immutable once made); "
-        "tf.lookup.%s is not part of it. See docs/compat.md." % (name, name))
+        "TextFileInitializer and TextFileIndex, and tf.lookup.experimental's "
+        "MutableHashTable and DenseHashTable; tf.lookup.%s is not part of it. See "
+        "docs/compat.md." % (name, name))
 
 
 __all__ = ["StaticHashTable", "StaticVocabularyTable", "KeyValueTensorInitializer",
