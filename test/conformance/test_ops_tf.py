@@ -419,6 +419,39 @@ def test_cond_in_dataset_map(values, threshold, t, f, batch, pair):
     same(lambda: make(tf), lambda: make(tn))
 
 
+@SETTINGS
+@given(values=st.lists(st.integers(-20, 20), min_size=0, max_size=9),
+       bounds=st.lists(st.integers(-10, 10), min_size=1, max_size=3),
+       fns=st.lists(st.sampled_from(sorted(COND_BRANCHES)), min_size=4, max_size=4),
+       with_default=st.booleans(), batch=st.integers(1, 4))
+def test_case_in_dataset_map(values, bounds, fns, with_default, batch):
+    # traced as nested conds (one batched cond per predicate)
+    def make(lib):
+        def fn(x):
+            pairs = [(x < b, (lambda f: lambda: COND_BRANCHES[f](lib, x))(f))
+                     for b, f in zip(bounds, fns)]
+            default = (lambda: COND_BRANCHES[fns[-1]](lib, x) * 2) if with_default else None
+            return lib.case(pairs, default=default)
+        ds = lib.data.Dataset.from_tensor_slices(lib.constant(values, lib.int64)).map(fn)
+        return [b for b in ds.batch(batch)]
+    same(lambda: make(tf), lambda: make(tn))
+
+
+@SETTINGS
+@given(values=st.lists(st.integers(-3, 6), min_size=0, max_size=9),
+       n=st.integers(1, 4), with_default=st.booleans(), batch=st.integers(1, 4))
+def test_switch_case_in_dataset_map(values, n, with_default, batch):
+    def make(lib):
+        def fn(x):
+            i = lib.cast(x, lib.int32)
+            branches = [(lambda k: lambda: x * (k + 2) + k)(k) for k in range(n)]
+            return lib.switch_case(i, branches,
+                                   default=(lambda: -x) if with_default else None)
+        ds = lib.data.Dataset.from_tensor_slices(lib.constant(values, lib.int64)).map(fn)
+        return [b for b in ds.batch(batch)]
+    same(lambda: make(tf), lambda: make(tn))
+
+
 def test_cond_branch_disagreement_errors():
     for t, f in [(lambda lib, x: x, lambda lib, x: 0), (lambda lib, x: (x, x),
                                                         lambda lib, x: x),

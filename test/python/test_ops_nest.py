@@ -98,3 +98,27 @@ def test_cond_in_a_dataset_map_runs_batched():
                    [[40, 50], [b"4", b"5"]]]  # TensorFlow 2.21's
     with pytest.raises(TypeError, match="must have the same number, type"):
         tf.data.Dataset.range(3).map(lambda x: tf.cond(x > 1, lambda: x, lambda: 1.5))
+
+
+def test_case_and_switch_case_in_a_dataset_map_run_batched():
+    ds = tf.data.Dataset.range(8).map(lambda x: tf.case(
+        [(x < 2, lambda: x * 10), (x < 5, lambda: x + 100)], default=lambda: -x)).batch(4)
+    assert "cond (vectorized)" in ds.plan_text()
+    assert [b.tolist() for b in ds] == [[0, 10, 102, 103], [104, -5, -6, -7]]
+    ds = tf.data.Dataset.range(6).map(lambda x: tf.switch_case(
+        tf.cast(x % 4, tf.int32), [lambda: x, lambda: x * 2, lambda: x * 3])).batch(3)
+    assert "cond (vectorized)" in ds.plan_text()
+    assert [b.tolist() for b in ds] == [[0, 2, 6], [9, 4, 10]]  # 3 is out of range: last
+    # no default: the last function once its predicate holds; none true is TF's error
+    ds = tf.data.Dataset.range(4).map(lambda x: tf.case(
+        [(x < 1, lambda: x), (x < 3, lambda: x * 2)])).batch(2)
+    it = iter(ds)
+    assert next(it).tolist() == [0, 2]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[Input "
+                       r"error: None of conditions evaluated as True:\] \[0 0\]"):
+        next(it)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions"):
+        tf.case([(tf.constant(False), lambda: 1)])
+    with pytest.warns(Warning, match="exclusive=True"):  # checked per record
+        tf.data.Dataset.range(3).map(lambda x: tf.case(
+            [(x < 1, lambda: x), (x < 3, lambda: x * 2)], default=lambda: x, exclusive=True))

@@ -14,7 +14,7 @@ trace stop with that reason, so the map runs per record in Python."""
 import numpy as np
 
 from .._trace import (Node, Spec, Symbol, TraceError, _leaves, _map, _Op, _pairs,
-                      active_graph, user_error)
+                      active_graph, traceable, user_error)
 from ._common import plain
 
 
@@ -54,6 +54,12 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
         if not callable(p[1]):
             raise TypeError("fn for pred %s must be callable." % (p[0],))
+    traced = [p for p, _ in pairs if isinstance(p, Symbol) and active_graph() is p.graph]
+    if traced:
+        if exclusive:
+            raise TraceError("tf.case(exclusive=True) on values known only per record; the "
+                             "map function runs per record instead")
+        return _case_as_conds(pairs, default)
     chosen = [fn for pred, fn in pairs if _truth(pred, "tf.case")]
     if exclusive and len(chosen) > 1:
         from ..errors import InvalidArgumentError
@@ -64,18 +70,80 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     if default is None:
         if not pairs:
             raise ValueError("pred_fn_pairs must not be empty when default is None")
-        return pairs[-1][1]()
+        from ..errors import InvalidArgumentError
+        raise InvalidArgumentError(None, None, "Expected 'tf.Tensor(False, shape=(), "
+                                   "dtype=bool)' to be true. Summarized data: b'Input error: "
+                                   "None of conditions evaluated as True:'\n%s"
+                                   % ", ".join("False" for _ in pairs))
     return default()
+
+
+def _case_as_conds(pairs, default):
+    """A traced tf.case: the first true predicate's function, as nested tf.cond (each a
+    traced cond on the batch); TensorFlow's default: default(), else the last pair's
+    function, whose predicate is then not looked at."""
+    if default is None:
+        # TensorFlow's: the last function, once its predicate is true; none true is
+        # the assertion error, per record
+        if not pairs:
+            raise ValueError("pred_fn_pairs must not be empty when default is None")
+        preds = [p for p, _ in pairs]
+        (last_pred, last_fn), pairs = pairs[-1], pairs[:-1]
+
+        def none_true():
+            _none_true(*preds)
+            return last_fn()
+
+        def default():
+            return cond(last_pred, last_fn, none_true)
+
+    def chain(i):
+        if i == len(pairs):
+            return default()
+        pred, fn = pairs[i]
+        return cond(pred, fn, lambda: chain(i + 1))
+    return chain(0)
+
+
+def _no_case_error(preds):
+    from ..errors import InvalidArgumentError
+    flags = " ".join(str(int(bool(np.asarray(p)))) for p in preds)
+    return InvalidArgumentError(None, None, "assertion failed: [Input error: None of "
+                                "conditions evaluated as True:] [%s]" % flags)
+
+
+def _none_true_record(*preds):
+    raise _no_case_error(preds)
+
+
+def _none_true_batch(*preds):
+    # a batched cond runs every branch on every record: this one fails the batch, which
+    # then runs per record, where it is reached only by records with no true predicate
+    raise _no_case_error([np.asarray(p).reshape(-1)[0] for p in preds])
+
+
+_none_true = traceable("case_none_true", batch=_none_true_batch,
+                       infer=lambda *preds: Spec(np.bool_, ()))(_none_true_record)
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     """``tf.switch_case``: branch_fns[branch_index]() (default() when out of range)."""
+    fns = dict(branch_fns) if isinstance(branch_fns, dict) else dict(enumerate(branch_fns))
+    if isinstance(branch_index, Symbol) and active_graph() is branch_index.graph:
+        spec = branch_index.spec
+        if spec.dtype is None or spec.dtype.kind not in "iu" or spec.shape != ():
+            raise TraceError("tf.switch_case on an index that is not an integer scalar; "
+                             "the map function runs per record instead")
+        # as tf.case over (index == k) in key order, out-of-range to the default
+        # (else the last branch, as TensorFlow)
+        keys = sorted(fns)
+        return _case_as_conds([(branch_index == k, fns[k]) for k in keys],
+                              default or fns[keys[-1]])
     if isinstance(branch_index, Symbol):
         raise TraceError("tf.switch_case on a value known only per record; the map "
                          "function runs per record instead")
     i = int(np.asarray(plain(branch_index) if isinstance(branch_index, np.ndarray)
                        else branch_index))
-    fns = dict(branch_fns) if isinstance(branch_fns, dict) else dict(enumerate(branch_fns))
     if i in fns:
         return fns[i]()
     return (default or fns[max(fns)])()
@@ -146,7 +214,7 @@ def _captures(pred, branches):
             if isinstance(x, Symbol) and x.index not in made and x.index not in seen:
                 seen.add(x.index)
                 out.append(x)
-    return [x for x in out if x is not pred]
+    return out  # the predicate too, when a branch reads it (tf.case's last default)
 
 
 def _spec_of(x):
