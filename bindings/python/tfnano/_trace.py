@@ -22,7 +22,9 @@ Values whose per-record length varies (``tf.strings.split`` of a line: a 1-D ten
 of tokens per record) are batched as a RaggedTensor whose rows are the records
 ("rows"). An op declared ``rows="make"`` gives such a batch from ordinary batched
 inputs (split of a batch of lines); ``rows="map"``: its batch rule takes rows and gives
-rows (ngrams). Elementwise ops run on rows as they are: on the values, the row
+rows (ngrams, a slice ``tokens[:n]``); ``rows="reduce"``: takes rows and gives one value
+per record (``tf.size``, ``tokens[0]``); ``rows`` may also be a function of the node
+that says which. Elementwise ops run on rows as they are: on the values, the row
 partition kept (other traced arguments must be per-record scalars, repeated along
 each row; constants scalars). A graph where rows reach any other op is not
 vectorized (``Graph.rows_check`` says why; it then runs per record).
@@ -296,15 +298,16 @@ class Graph:
             syms = [x for x in _leaves((node.args, node.kwargs)) if isinstance(x, Symbol)]
             rows = [x for x in syms if x.index in origin]
             outs = [x for x in _leaves(node.outputs) if isinstance(x, Symbol)]
-            if node.op.rows == "make" and not rows:
+            kind = rows_kind(node)
+            if kind == "make" and not rows:
                 for x in outs:
                     origin[x.index] = id(node)
                 continue
             if not rows:
                 continue
             from_op = _origin_name(self, origin[rows[0].index])
-            if node.op.rows == "map" and len(syms) == 1:
-                for x in outs:
+            if kind in ("map", "reduce") and len(syms) == 1:
+                for x in outs if kind == "map" else ():
                     origin[x.index] = id(node)
                 continue
             why = _rows_refusal(node, rows, syms, origin)
@@ -339,6 +342,15 @@ class Graph:
         return value(self.outputs)
 
 
+def rows_kind(node):
+    """What `node`'s op does with rows: "make" (gives rows from ordinary batches),
+    "map" (rows in, rows out), "reduce" (rows in, one value per record out) or None.
+    An op's ``rows`` may be a function of the node (e.g. indexing: a slice maps rows,
+    an integer index reduces them, anything else has no rows form)."""
+    rows = node.op.rows
+    return rows(node) if callable(rows) else rows
+
+
 def _nested_rows_op(node):
     """The name of an op that makes rows inside a nested branch of `node` (tf.cond's
     traced branches), or None."""
@@ -347,7 +359,7 @@ def _nested_rows_op(node):
             continue
         for inner in getattr(x, "nodes", None) or ():
             if isinstance(inner, Node):
-                if inner.op.rows is not None:
+                if rows_kind(inner) == "make":
                     return inner.op.name
                 found = _nested_rows_op(inner)
                 if found is not None:

@@ -71,14 +71,31 @@ def rank(input, name=None):  # noqa: A002
     return wrap(np.asarray(to_array(input).ndim, np.int32))
 
 
+def _is_rows(x):
+    """A batch of per-record 1-D values of varying length (a RaggedTensor of records)."""
+    return type(x).__name__ == "RaggedTensor" and hasattr(x, "row_splits")
+
+
+def _row_lengths(rows):
+    return np.diff(np.asarray(rows.row_splits))
+
+
+def _rank1_rows(node):
+    x = node.args[0] if node.args else None
+    return isinstance(x, Symbol) and x.spec.shape is not None and len(x.spec.shape) == 1
+
+
 def _size_batch(input, out_type=_dt.int32, name=None):
+    if _is_rows(input):
+        return _row_lengths(input).astype(_dt.as_dtype(out_type).as_numpy_dtype)
     a = np.asarray(input)
     return np.full(a.shape[0], int(np.prod(a.shape[1:])),
                    _dt.as_dtype(out_type).as_numpy_dtype)
 
 
 @traceable("size", batch=_size_batch, infer=lambda input, out_type=_dt.int32, name=None:
-           Spec(_dt.as_dtype(out_type).as_numpy_dtype, ()))
+           Spec(_dt.as_dtype(out_type).as_numpy_dtype, ()),
+           rows=lambda node: "reduce" if _rank1_rows(node) else None)
 def size(input, out_type=_dt.int32, name=None):  # noqa: A002
     """``tf.size``: number of elements, a 0-d int32 (or `out_type`) tensor."""
     return wrap(np.asarray(to_array(input).size, _dt.as_dtype(out_type).as_numpy_dtype))
@@ -831,8 +848,10 @@ def _check_index(a, idx):
                                            "%d; input has only %d dims" % (dim, a.ndim))
             i = int(p)
             if i >= a.shape[dim] or i < -a.shape[dim]:
+                # TensorFlow names a negative index as it counts it: i + the size
+                shown = i + a.shape[dim] if i < 0 else i
                 raise InvalidArgumentError(None, None, "slice index %d of dimension %d out "
-                                           "of bounds." % (i, dim))
+                                           "of bounds." % (shown, dim))
         elif dim >= a.ndim:
             raise InvalidArgumentError(None, None, "Index out of range using input dim %d; "
                                        "input has only %d dims" % (dim, a.ndim))
@@ -853,7 +872,55 @@ def _getitem_impl(tensor, slice_spec):
     return wrap(_contiguous(a[idx]))
 
 
+def _getitem_rows_kind(node):
+    """Indexing rows of 1-D records: a slice with constant bounds and step 1 maps them
+    (tokens[:n]), a constant integer index reduces them (tokens[0]); nothing else."""
+    if not _rank1_rows(node) or len(node.args) < 2:
+        return None
+    key = node.args[1]
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        return "reduce"
+    if isinstance(key, builtins.slice) and key.step in (None, 1) and builtins.all(
+            b is None or (isinstance(b, (int, np.integer)) and not isinstance(b, bool))
+            for b in (key.start, key.stop)):
+        return "map"
+    return None
+
+
+def _getitem_rows(rows, key):
+    """tokens[i] / tokens[a:b] of every record, on the rows' values (Python's rules
+    per row; an index out of range in any row fails the batch, which tf.data then
+    runs per record for TensorFlow's error)."""
+    if isinstance(key, tuple):
+        key = key[0]
+    splits = np.asarray(rows.row_splits).astype(np.int64)
+    starts, lengths = splits[:-1], np.diff(splits)
+    values = np.asarray(rows.values)
+    if not isinstance(key, builtins.slice):
+        i = int(key)
+        if len(lengths) and (i >= lengths.min() or i < -lengths.min()):
+            short = int(lengths.min())
+            raise InvalidArgumentError(None, None, "slice index %d of dimension 0 out of "
+                                       "bounds." % (i + short if i < 0 else i))
+        return values[starts + (i if i >= 0 else lengths + i)]
+    lo = np.zeros_like(lengths) if key.start is None else np.full_like(lengths, key.start)
+    hi = lengths.copy() if key.stop is None else np.full_like(lengths, key.stop)
+    lo = np.where(lo < 0, np.maximum(lengths + lo, 0), np.minimum(lo, lengths))
+    hi = np.where(hi < 0, np.maximum(lengths + hi, 0), np.minimum(hi, lengths))
+    kept = np.maximum(hi - lo, 0)
+    new_splits = np.zeros(len(kept) + 1, np.int64)
+    np.cumsum(kept, out=new_splits[1:])
+    take = np.arange(new_splits[-1], dtype=np.int64) + np.repeat(starts + lo - new_splits[:-1],
+                                                                kept)
+    return type(rows).from_row_splits(values[take], new_splits.astype(splits.dtype),
+                                      validate=False)
+
+
 def _getitem_batch(tensor, slice_spec):
+    if _is_rows(tensor):
+        return _getitem_rows(tensor, slice_spec)
     parts = slice_spec if isinstance(slice_spec, tuple) else (slice_spec,)
     if builtins.any(p is Ellipsis for p in parts):
         return np.asarray(tensor)[parts]
@@ -876,7 +943,8 @@ def _getitem_infer(tensor, slice_spec):
     return Spec(dtype, out.shape)
 
 
-getitem = traceable("__getitem__", batch=_getitem_batch, infer=_getitem_infer)(_getitem_impl)
+getitem = traceable("__getitem__", batch=_getitem_batch, infer=_getitem_infer,
+                    rows=_getitem_rows_kind)(_getitem_impl)
 
 
 def pad_either(*args, **kwargs):
