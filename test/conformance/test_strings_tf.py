@@ -172,6 +172,27 @@ def test_token_slices_sizes_and_indices(tmp_path_factory, rows, batch, start, st
         return lib.data.TextLineDataset(path).map(
             lambda line: lib.strings.split(line)[index]).batch(batch)
 
+    def wrapped(lib):
+        # BERT-style: [CLS] + the first tokens + [SEP], then a lookup of hashes
+        ds = lib.data.TextLineDataset(path).map(
+            lambda line: lib.concat([["[CLS]"], lib.strings.split(line)[:stop],
+                                     ["[SEP]", "!"]], 0)).map(
+            lambda t: (t, lib.strings.to_hash_bucket_fast(t, 7))).padded_batch(batch)
+        if lib is tn:
+            _vectorized(ds)
+        return ds
+
+    def mixed(lib):
+        ds = lib.data.TextLineDataset(path).map(
+            lambda line: lib.concat([lib.strings.split(line),
+                                     lib.stack([lib.strings.upper(line), "x"])], -1)
+        ).ragged_batch(batch)
+        if lib is tn:
+            _vectorized(ds)
+        return ds
+
     same(sliced)
     same(ragged)
     same(indexed)
+    same(wrapped)
+    same(mixed)

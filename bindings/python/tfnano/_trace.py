@@ -306,7 +306,12 @@ class Graph:
             if not rows:
                 continue
             from_op = _origin_name(self, origin[rows[0].index])
-            if kind in ("map", "reduce") and len(syms) == 1:
+            if kind in ("map", "reduce") and len(rows) == 1 and (len(syms) == 1 or (
+                    callable(node.op.rows) and all(
+                        x.spec.shape is not None and None not in x.spec.shape
+                        for x in syms if x.index not in origin))):
+                # one rows argument (an op that says so per node may take per-record
+                # values of a known shape beside it)
                 for x in outs if kind == "map" else ():
                     origin[x.index] = id(node)
                 continue

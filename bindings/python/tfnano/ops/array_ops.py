@@ -30,8 +30,16 @@ def _same_rows(rows, what):
 
 # A constant beside traced values in a list argument (tf.stack([x, [0, 1]])) is lifted
 # to a traced value, so that on a batch every list item has the record axis.
+def _batch_size(like):
+    rows = getattr(like, "row_splits", None)  # rows: one per record
+    return len(like) if rows is None or type(like).__name__ != "RaggedTensor" else \
+        len(np.asarray(rows)) - 1
+
+
 @traceable("lift_constant", batch=lambda value, like: np.broadcast_to(
-    to_array(value), (len(like),) + to_array(value).shape))
+    to_array(value), (_batch_size(like),) + to_array(value).shape),
+    infer=lambda value, like: Spec(to_array(value).dtype, to_array(value).shape),
+    rows=lambda node: "reduce")  # beside rows: the constant once per record
 def _lift_constant(value, like):
     return wrap(to_array(value))
 
@@ -287,8 +295,58 @@ def _concat_impl(values, axis, name=None):
     return wrap(np.concatenate(arrays, ax))
 
 
-_concat_traced = traceable("concat", batch=lambda values, axis, name=None: np.concatenate(
-    [np.asarray(v) for v in values], shift_axis(int(axis))))(_concat_impl)
+def _concat_rows_kind(node):
+    """concat along axis 0 of 1-D records, one of them rows and the others of a known
+    length (tf.concat([[cls], tokens, [sep]], 0)): rows out."""
+    values, axis = node.args[0], node.args[1] if len(node.args) > 1 else None
+    if not isinstance(values, (list, tuple)) or axis is None or \
+            isinstance(axis, Symbol) or int(plain(axis)) not in (0, -1):
+        return None
+    if not builtins.all(isinstance(v, Symbol) and v.spec.shape is not None and
+                        len(v.spec.shape) == 1 for v in values):
+        return None
+    return "map" if builtins.sum(v.spec.shape[0] is None for v in values) == 1 else None
+
+
+def _concat_rows(values):
+    """Each record's parts joined: rows (RaggedTensor) and per-record 1-D arrays."""
+    parts, n = [], None
+    for v in values:
+        if _is_rows(v):
+            splits = np.asarray(v.row_splits).astype(np.int64)
+            parts.append((np.diff(splits), np.asarray(v.values), splits))
+            rows_type = type(v)
+        else:
+            a = np.asarray(v)
+            parts.append((np.full(a.shape[0], a.shape[1], np.int64), a, None))
+        n = len(parts[-1][0])
+    dtypes = {p[1].dtype for p in parts}
+    if len(dtypes) > 1:
+        raise InvalidArgumentError(None, None, "ConcatOp : dtypes of the inputs differ: %s"
+                                   % sorted(map(str, dtypes)))
+    lengths = builtins.sum(p[0] for p in parts)
+    new_splits = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=new_splits[1:])
+    out = np.empty(int(new_splits[-1]), parts[0][1].dtype)
+    offset = new_splits[:-1].copy()
+    for lens, vals, splits in parts:
+        pos = np.arange(int(lens.sum()), dtype=np.int64)
+        firsts = np.zeros(n, np.int64)
+        np.cumsum(lens[:-1], out=firsts[1:])
+        pos += np.repeat(offset - firsts, lens)
+        out[pos] = vals.reshape(-1) if splits is None else vals
+        offset += lens
+    return rows_type.from_row_splits(out, new_splits, validate=False)
+
+
+def _concat_batch(values, axis, name=None):
+    if builtins.any(_is_rows(v) for v in values):
+        return _concat_rows(values)
+    return np.concatenate([np.asarray(v) for v in values], shift_axis(int(axis)))
+
+
+_concat_traced = traceable("concat", batch=_concat_batch,
+                           rows=_concat_rows_kind)(_concat_impl)
 
 
 def concat(values, axis, name="concat"):
