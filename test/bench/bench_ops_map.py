@@ -5,7 +5,8 @@ once per batch (vectorized); TensorFlow runs its graph per element.
 The strings section (--strings, or everything by default) times string tensors handed
 to C: to_hash_bucket_fast, StaticVocabularyTable / StaticHashTable lookups of 200,000
 keys, lower / split of a tensor of lines, and TextLineDataset -> map(lower -> split ->
-lookup) -> padded_batch / ragged_batch. Each case runs TensorFlow and tfnano in
+lookup) -> padded_batch / ragged_batch (and a BERT-style map: split, truncate, [CLS] +
+tokens + [SEP], lookup, size). Each case runs TensorFlow and tfnano in
 alternating rounds and keeps each one's best round, as process CPU time (all threads)
 and wall clock; the load average is printed before and after (the machine is shared).
 
@@ -140,11 +141,21 @@ def strings_section(n=200000, vocab_size=30000, lines=20000):
         ds = m.data.TextLineDataset(path).map(
             lambda line: table.lookup(m.strings.split(m.strings.lower(line))))
         return ds.padded_batch(64) if kind == "padded" else ds.ragged_batch(64)
-    for kind in ("padded", "ragged"):
-        t_ds, n_ds = pipeline(tf, tv, kind), pipeline(tn, nv, kind)
-        if kind == "padded":
+    def bert_style(m, table, kind):
+        # truncate to 30 tokens, wrap in [CLS] ... [SEP], ids, the real length
+        ds = m.data.TextLineDataset(path).map(
+            lambda line: m.concat([["[CLS]"], m.strings.split(m.strings.lower(line))[:30],
+                                   ["[SEP]"]], 0)).map(
+            lambda t: (table.lookup(t), m.size(t)))
+        return ds.padded_batch(64)
+    for kind in ("padded", "ragged", "bert"):
+        make = bert_style if kind == "bert" else pipeline
+        t_ds, n_ds = make(tf, tv, kind), make(tn, nv, kind)
+        if kind != "ragged":
             assert "(vectorized)" in n_ds.plan_text()
-        report("TextLineDataset -> lower, split, lookup -> %s_batch(64)" % kind,
+        report(("TextLineDataset -> lower, split, [:30], [CLS] + ... + [SEP], lookup, size "
+                "-> padded_batch(64)") if kind == "bert" else
+               "TextLineDataset -> lower, split, lookup -> %s_batch(64)" % kind,
                alternate({"tf": lambda: sum(1 for _ in t_ds),
                           "tn": lambda: sum(1 for _ in n_ds)}, rounds=3),
                "us/line", lines)
