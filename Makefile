@@ -120,6 +120,14 @@ $(B)/test/%: test/unit/%.c $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
 
+# The Python binding's split copy (bindings/python/pyapi_split.c has no Python in it),
+# tested in C too so that ASan + UBSan and TSan see its threads.
+$(B)/test/test_pad_split: test/unit/test_pad_split.c bindings/python/pyapi_split.c \
+                          bindings/python/pyapi.h $(B)/libtfnano.a test/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Ibindings/python $(WARN) $(CFLAGS) $< bindings/python/pyapi_split.c \
+	  -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
+
 # A fuzz harness linked with a driver that replays files: no libFuzzer needed.
 $(B)/fuzz/replay_%: test/fuzz/fuzz_%.c test/fuzz/regression_driver.c $(B)/libtfnano.a
 	@mkdir -p $(dir $@)
