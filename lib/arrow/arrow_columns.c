@@ -234,19 +234,29 @@ static int64_t longest_list_row(const arrow_column *c, int64_t base, size_t n, s
     return best;
 }
 
+/* One level of column `c` (the column itself, then each list's child): its format
+ * read into fi and the array checked against it; `what` ("columns", "values") names
+ * the level in the error for a dictionary-encoded one. */
+static int enter_level(const arrow_column *c, const struct ArrowSchema *s,
+                       const struct ArrowArray *a, format_info *fi, const char *what,
+                       tfn_error *err)
+{
+    if (s->dictionary || (a && a->dictionary))
+        return tfn__fail(err, TFN_E_TYPE,
+                         "column '%.*s': dictionary-encoded %s have no tf.train.Example "
+                         "mapping (decode them first)",
+                         KEY_ARG(c), what);
+    if (!parse_format(s->format, fi))
+        return unsupported(c, s->format, err);
+    return check_array(c, s, a, fi, err);
+}
+
 /* Resolves column `c` (schema s, array a) for rows [first, first + n) of the struct. */
 static int resolve_column(arrow_column *c, const struct ArrowSchema *s,
                           const struct ArrowArray *a, int64_t first, size_t n, tfn_error *err)
 {
     format_info fi;
-    if (s->dictionary || (a && a->dictionary))
-        return tfn__fail(err, TFN_E_TYPE,
-                         "column '%.*s': dictionary-encoded columns have no tf.train.Example "
-                         "mapping (decode them first)",
-                         KEY_ARG(c));
-    if (!parse_format(s->format, &fi))
-        return unsupported(c, s->format, err);
-    int rc = check_array(c, s, a, &fi, err);
+    int rc = enter_level(c, s, a, &fi, "columns", err);
     if (rc)
         return rc;
     c->format = s->format;
@@ -287,14 +297,7 @@ static int resolve_column(arrow_column *c, const struct ArrowSchema *s,
         }
         s = s->children[0];
         a = child;
-        if (s->dictionary || a->dictionary)
-            return tfn__fail(err, TFN_E_TYPE,
-                             "column '%.*s': dictionary-encoded values have no "
-                             "tf.train.Example mapping (decode them first)",
-                             KEY_ARG(c));
-        if (!parse_format(s->format, &fi))
-            return unsupported(c, s->format, err);
-        rc = check_array(c, s, a, &fi, err);
+        rc = enter_level(c, s, a, &fi, "values", err);
         if (rc)
             return rc;
     }
@@ -340,14 +343,7 @@ static int resolve_column(arrow_column *c, const struct ArrowSchema *s,
         width *= fi.size;
         s = s->children[0];
         a = a->children[0];
-        if (s->dictionary || a->dictionary)
-            return tfn__fail(err, TFN_E_TYPE,
-                             "column '%.*s': dictionary-encoded values have no "
-                             "tf.train.Example mapping (decode them first)",
-                             KEY_ARG(c));
-        if (!parse_format(s->format, &fi))
-            return unsupported(c, s->format, err);
-        rc = check_array(c, s, a, &fi, err);
+        rc = enter_level(c, s, a, &fi, "values", err);
         if (rc)
             return rc;
     }
