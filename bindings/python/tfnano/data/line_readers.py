@@ -24,7 +24,7 @@ from .. import errors
 from .._record import _tf_compression
 from . import plan
 from .plan import AUTOTUNE
-from .readers import RecordSourceStage, _filenames
+from .readers import FileSourceNode, _filenames
 
 DEFAULT_BUFFER = 256 << 10   # TensorFlow's read buffer when buffer_size is not given
 READ_BYTES = 1 << 20         # bytes read per chunk of records
@@ -284,43 +284,14 @@ class _FixedOpener:
         return _FixedReader(source, _compression(comp), size, h, r, f)
 
 
-class _FileSourceNode(plan.Node):
-    """A source of scalar strings read from files, `cycle` files interleaved."""
-
-    def __init__(self, files, compression, buffer_size, cycle):
-        super().__init__()
-        self.files = files
-        self.compression, self.buffer_size = compression, buffer_size
-        self.cycle = cycle
-
-    def attrs(self):
-        a = {"files": len(self.files)}
-        if self.compression:
-            a["compression"] = self.compression
-        if self.cycle != 1:
-            a["num_parallel_reads"] = self.cycle
-        return a
-
-    def cycle_length(self):
-        from .execute import cpu_count
-        return cpu_count() if self.cycle == AUTOTUNE else self.cycle
-
-    def element_spec(self):
-        from .._trace import Spec
-        return Spec(object, ())
-
-    def stage(self, ctx):
-        return RecordSourceStage(self.files, self.opener(), self.cycle_length(), 1)
-
-
-class TextLineNode(_FileSourceNode):
+class TextLineNode(FileSourceNode):
     op = "TextLineDataset"
 
     def opener(self):
         return _LineOpener(self.compression, self.buffer_size)
 
 
-class FixedLengthNode(_FileSourceNode):
+class FixedLengthNode(FileSourceNode):
     op = "FixedLengthRecordDataset"
 
     def __init__(self, files, compression, buffer_size, cycle, header, record, footer):

@@ -403,17 +403,24 @@ class _Opener:
         return _open_reader(source, comp, size, on_damage)
 
 
-class TFRecordNode(plan.Node):
-    op = "TFRecordDataset"
+class FileSourceNode(plan.Node):
+    """A source of scalar strings read from files, `cycle` files interleaved; a
+    subclass gives opener(), what turns a file into records (TFRecord, lines,
+    fixed-length records)."""
 
-    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise"):
+    def __init__(self, files, compression, buffer_size, cycle):
         super().__init__()
         self.files = files
-        self.compression = compression
-        self.buffer_size = buffer_size
+        self.compression, self.buffer_size = compression, buffer_size
         self.cycle = cycle
-        self.on_damage = on_damage
-        self.stats = DamageStats()
+
+    def attrs(self):
+        a = {"files": len(self.files)}
+        if self.compression:
+            a["compression"] = self.compression
+        if self.cycle != 1:
+            a["num_parallel_reads"] = self.cycle
+        return a
 
     def cycle_length(self):
         from .execute import cpu_count
@@ -423,21 +430,26 @@ class TFRecordNode(plan.Node):
         from .._trace import Spec
         return Spec(object, ())
 
+    def stage(self, ctx):
+        return RecordSourceStage(self.files, self.opener(), self.cycle_length(), 1)
+
+
+class TFRecordNode(FileSourceNode):
+    op = "TFRecordDataset"
+
+    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise"):
+        super().__init__(files, compression, buffer_size, cycle)
+        self.on_damage = on_damage
+        self.stats = DamageStats()
+
     def attrs(self):
-        a = {"files": len(self.files)}
-        if self.compression:
-            a["compression"] = self.compression
-        if self.cycle != 1:
-            a["num_parallel_reads"] = self.cycle
+        a = super().attrs()
         if self.on_damage != "raise":
             a["on_damage"] = self.on_damage
         return a
 
     def opener(self):
         return _Opener(self.compression, self.buffer_size, self.on_damage, self.stats)
-
-    def stage(self, ctx):
-        return RecordSourceStage(self.files, self.opener(), self.cycle_length(), 1)
 
 
 def _filenames(filenames):
