@@ -31,9 +31,7 @@ def _same_rows(rows, what):
 # A constant beside traced values in a list argument (tf.stack([x, [0, 1]])) is lifted
 # to a traced value, so that on a batch every list item has the record axis.
 def _batch_size(like):
-    rows = getattr(like, "row_splits", None)  # rows: one per record
-    return len(like) if rows is None or type(like).__name__ != "RaggedTensor" else \
-        len(np.asarray(rows)) - 1
+    return len(np.asarray(like.row_splits)) - 1 if _is_rows(like) else len(like)
 
 
 @traceable("lift_constant", batch=lambda value, like: np.broadcast_to(

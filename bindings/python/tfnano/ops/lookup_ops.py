@@ -385,7 +385,23 @@ def _with_values(keys, kind, values):
     return keys.with_flat_values(values)
 
 
-class StaticHashTable:
+class _Lookup:
+    """lookup(keys) / table[keys] of the static tables: the keys' dtype checked, a
+    SparseTensor / RaggedTensor keeping its structure, the values from _find_array."""
+
+    def lookup(self, keys, name=None):
+        _check_keys(self, keys)
+        kind = _composite_kind(keys)
+        if kind is not None:
+            return _with_values(keys, kind, _find(self, keys.values if kind == "sparse"
+                                                  else keys.flat_values))
+        return _find(self, keys)
+
+    def __getitem__(self, keys):
+        return self.lookup(keys)
+
+
+class StaticHashTable(_Lookup):
     """``tf.lookup.StaticHashTable(initializer, default_value)``: an immutable table;
     ``lookup(keys)`` (or ``table[keys]``) gives each key's value, `default_value` for
     the keys it lacks, in the keys' shape (a SparseTensor / RaggedTensor keeps its
@@ -411,17 +427,6 @@ class StaticHashTable:
 
     def size(self, name=None):
         return as_tensor(np.asarray(len(self._entries), np.int64))
-
-    def lookup(self, keys, name=None):
-        _check_keys(self, keys)
-        kind = _composite_kind(keys)
-        if kind is not None:
-            return _with_values(keys, kind, _find(self, keys.values if kind == "sparse"
-                                                  else keys.flat_values))
-        return _find(self, keys)
-
-    def __getitem__(self, keys):
-        return self.lookup(keys)
 
     def _find_array(self, a):
         rows = self._entries.find(a.reshape(-1))
@@ -449,7 +454,7 @@ def _default(value, dtype):
     return t
 
 
-class StaticVocabularyTable:
+class StaticVocabularyTable(_Lookup):
     """``tf.lookup.StaticVocabularyTable(initializer, num_oov_buckets,
     lookup_key_dtype=None)``: ids of a vocabulary (int64 values); a key missing from it
     gets ``vocab_size + Fingerprint64(key) % num_oov_buckets``."""
@@ -494,17 +499,6 @@ class StaticVocabularyTable:
     def size(self, name=None):
         n = len(self._table._entries) if self._table is not None else 0
         return as_tensor(np.asarray(n + self._num_oov_buckets, np.int64))
-
-    def lookup(self, keys, name=None):
-        _check_keys(self, keys)
-        kind = _composite_kind(keys)
-        if kind is not None:
-            return _with_values(keys, kind, _find(self, keys.values if kind == "sparse"
-                                                  else keys.flat_values))
-        return _find(self, keys)
-
-    def __getitem__(self, keys):
-        return self.lookup(keys)
 
     def _find_array(self, a):
         """TensorFlow's ids: the table's value, or where that is its default (-1, also

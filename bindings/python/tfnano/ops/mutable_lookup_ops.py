@@ -26,6 +26,7 @@ from .. import dtypes as _dt
 from .._tensor import as_tensor, constant
 from .._trace import Spec, traceable
 from ..errors import InvalidArgumentError, NotFoundError
+from .lookup_ops import _dims, _np_dtype
 
 _KEY_DTYPES = (_dt.string, _dt.int32, _dt.int64)
 _TABLE_NUMBERS = itertools.count(1)  # TensorFlow names its tables table_<n>
@@ -35,14 +36,6 @@ _ENUM_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF"}
 def _enum_name(dtype):
     """TensorFlow's DataType enum name (DT_FLOAT for float32)."""
     return "DT_" + _ENUM_NAMES.get(dtype.name, dtype.name.upper())
-
-
-def _dims(shape):
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _np_dtype(dtype):
-    return np.dtype(object) if dtype == _dt.string else np.dtype(dtype.as_numpy_dtype)
 
 
 def _convert(x, dtype, what):
