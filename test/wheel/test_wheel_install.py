@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -131,8 +132,14 @@ def test_wheel_in_fresh_venv_without_build_tools(python, tmp_path):
         and line.split(">")[0].split("=")[0].strip() not in
         ("setuptools", "wheel") + (("nbclient", "nbformat", "ipykernel")
                                    if OLDEST in python or NEWEST in python else ())))
-    _run([str(py), "-m", "pip", "install", "-q", "--only-binary", ":all:", "-r", str(reqs)],
-         env=env)
+    # PyPI downloads here break off now and then: three attempts before failing
+    install = [str(py), "-m", "pip", "install", "-q", "--only-binary", ":all:", "-r", str(reqs)]
+    for attempt in range(2):
+        if subprocess.run(install, capture_output=True, env=env).returncode == 0:
+            break
+        time.sleep(10 * (attempt + 1))
+    else:
+        _run(install, env=env)  # the third try; its output goes into the failure
     # the Python the wheel was built with (pyenv's 3.11) is not the one it runs on
     assert os.path.realpath(python) != os.path.realpath(sys.executable)
 
