@@ -51,7 +51,7 @@ LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -I$(NANOPB_INC) \
 # includes only its own headers and those of the folders below it.
 LIB_SRC := $(sort $(wildcard lib/*/*.c)) lib/example/proto/example.pb.c
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/nanopb.o
-LIBS    := -lz -lm -ljpeg -lpng16 -pthread
+LIBS    := -lz -lm -ljpeg -lpng16 -lgif -pthread
 
 TEST_SRC  := $(sort $(wildcard test/unit/test_*.c))
 TEST_BIN  := $(patsubst test/unit/%.c,$(B)/test/%,$(TEST_SRC))

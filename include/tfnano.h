@@ -1701,20 +1701,21 @@ TFN_API int tfn_bucket_plan_pad_batch(const tfn_bucket_plan *plan, size_t batch,
 /* ==================================================================================
  * MARK: Images - decode, resize, encode (lib/image, over libjpeg-turbo and libpng)
  *
- * JPEG, PNG and BMP bytes in, uint8 HWC pixels out (height, width, channels, row-major),
+ * JPEG, PNG, GIF and BMP bytes in, uint8 HWC pixels out (height, width, channels, row-major),
  * with TensorFlow's decode_jpeg / decode_png / resize semantics (docs/images.md has
  * the parity table). A zero-initialised options struct means TensorFlow's defaults.
  * Every function here is thread-safe: it keeps no state between calls (the batch
  * functions start and join their own worker threads within the call). libjpeg and
  * libpng errors are caught (longjmp) and reported; warnings are counted, never
- * printed, as TensorFlow ignores them.
+ * printed, as TensorFlow ignores them. GIF goes through giflib; a GIF's frame sizes are
+ * checked (2^29 bytes) before giflib allocates them.
  * ================================================================================== */
 
 typedef enum tfn_image_format {
     TFN_IMAGE_UNKNOWN = 0,
     TFN_IMAGE_JPEG = 1,
     TFN_IMAGE_PNG = 2,
-    TFN_IMAGE_GIF = 3, /* recognised (magic bytes) but not decoded */
+    TFN_IMAGE_GIF = 3, /* GIF87a / GIF89a, every frame composed as TensorFlow's DecodeGif */
     TFN_IMAGE_BMP = 4  /* uncompressed 8/24/32-bit, as TensorFlow's DecodeBmp */
 } tfn_image_format;
 
@@ -1724,6 +1725,24 @@ typedef enum tfn_image_dct {
     TFN_IMAGE_DCT_FAST = 0,    /* JDCT_IFAST: TensorFlow's default */
     TFN_IMAGE_DCT_ACCURATE = 1 /* JDCT_ISLOW */
 } tfn_image_dct;
+
+/* What a GIF decodes to (tfn_image_decode_options.gif). TensorFlow composes each frame
+ * on the previous one: a frame's transparent pixels keep the previous frame's (black
+ * on the first), and a frame that does not cover the canvas leaves the rest as it was
+ * (black on the first). The canvas is as wide and as high as the widest and the
+ * highest frame, which may differ from the logical screen the header declares. */
+typedef enum tfn_image_gif_frames {
+    TFN_GIF_FIRST = 0,  /* the first frame, height x width x 3 (decode_image with
+                           expand_animations=False) */
+    TFN_GIF_ALL = 1,    /* every frame, frames x height x width x 3 (decode_gif,
+                           decode_image); info.frames tells how many */
+    TFN_GIF_STILL = 2,  /* the frame of a one-frame GIF; an animated GIF fails with
+                           TensorFlow's "Got <n> frames, but animated gifs can only be
+                           decoded by tf.io.decode_gif or tf.io.decode_image"
+                           (decode_jpeg, decode_png) */
+    TFN_GIF_REFUSE = 3  /* any GIF fails: its frames are 4-D where 3-D images are
+                           wanted (a batched decode_image with expand_animations=True) */
+} tfn_image_gif_frames;
 
 /* How to decode. All-zero = tf.io.decode_image / decode_jpeg defaults. */
 typedef struct tfn_image_decode_options {
@@ -1735,6 +1754,8 @@ typedef struct tfn_image_decode_options {
     int crop;                /* 1: decode only the window below (TF decode_and_crop_jpeg) */
     int32_t crop_y, crop_x, crop_height, crop_width;
     int uint16_output;       /* PNG: 16-bit samples (TF decode_png dtype=uint16) */
+    int gif;                 /* a tfn_image_gif_frames (GIF only: 3 channels, no crop;
+                                batches and resizing take FIRST, STILL or REFUSE) */
 } tfn_image_decode_options;
 
 /* Shape of an image as stored and as it will be decoded. */
@@ -1748,12 +1769,15 @@ typedef struct tfn_image_info {
     uint32_t out_width;
     int out_channels;     /* after channels (0 resolved) */
     int bytes_per_sample; /* 1, or 2 with uint16_output on a PNG */
+    uint32_t frames;      /* images in the output, one after the other: a GIF's frame
+                             count with TFN_GIF_ALL, else 1 */
 } tfn_image_info;
 
 /* The format from the magic bytes, as TensorFlow's decode_image classifies it. */
 TFN_API int tfn_image_format_of(const void *data, size_t len);
 
-/* Reads the header only (tf.image.extract_jpeg_shape, and the size to allocate).
+/* Reads the header only (tf.image.extract_jpeg_shape, and the size to allocate; for a
+ * GIF the frame headers, skipping the pixel data).
  * @param opt  may be NULL (defaults).
  * @return TFN_OK; TFN_E_INVALID_ARG (empty input "Input is empty.", bad options, a
  *         crop window outside the image, unknown or undecodable format);
@@ -1763,12 +1787,13 @@ TFN_API int tfn_image_probe(const void *data, size_t len,
                             const tfn_image_decode_options *opt, tfn_image_info *info,
                             tfn_error *err);
 
-/* Decodes one JPEG, PNG or BMP into the caller's buffer `dst` of `cap` bytes, rows packed
- * (out_height * out_width * out_channels * bytes_per_sample bytes).
+/* Decodes one JPEG, PNG, GIF or BMP into the caller's buffer `dst` of `cap` bytes, rows
+ * packed (frames * out_height * out_width * out_channels * bytes_per_sample bytes).
  * @param info  receives the shape (also on TFN_E_BUF_TOO_SMALL); may be NULL.
  * @return TFN_OK; TFN_E_BUF_TOO_SMALL (err->offset = bytes needed); the errors of
  *         tfn_image_probe(); TFN_E_TRUNCATED ("truncated JPEG: Premature end of JPEG
- *         file", a PNG cut short); TFN_E_CORRUPT (the decoder's own message). `dst`
+ *         file", a PNG cut short); TFN_E_CORRUPT (the decoder's own message; a GIF's
+ *         is TensorFlow's "Invalid GIF data (size <n>), <giflib's reason>"). `dst`
  *         holds unspecified bytes after an error. */
 TFN_API int tfn_image_decode(const void *data, size_t len,
                              const tfn_image_decode_options *opt, void *dst, size_t cap,

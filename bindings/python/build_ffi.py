@@ -45,10 +45,11 @@ def _stop(message):
     raise SystemExit(message)
 
 
-ZLIB_HELP = (
-    "tfnano: zlib's development files (zlib.h) were not found.\n"
-    "  Debian/Ubuntu:  apt-get install -y zlib1g-dev"
-)
+# The headers of the libraries the C code links, and the Debian / Ubuntu package of each.
+HEADERS = (("zlib.h", "zlib", "zlib1g-dev"),
+           ("jpeglib.h", "libjpeg-turbo", "libjpeg62-turbo-dev"),
+           ("png.h", "libpng", "libpng-dev"),
+           ("gif_lib.h", "giflib", "libgif-dev"))
 
 
 _ABSOLUTE = False  # ffi.compile() (used by `python build_ffi.py`) runs in a temp dir
@@ -82,11 +83,16 @@ def _nanopb_include():
     return inc
 
 
-def _check_zlib(inc_dirs):
-    for d in inc_dirs + ["/usr/include", "/usr/local/include"]:
-        if os.path.isfile(os.path.join(d, "zlib.h")):
-            return
-    _stop(ZLIB_HELP)
+def _check_headers(inc_dirs):
+    """Stops the build with one message per missing library header."""
+    dirs = inc_dirs + ["/usr/include", "/usr/local/include"]
+    missing = [(h, lib, pkg) for h, lib, pkg in HEADERS
+               if not any(os.path.isfile(os.path.join(d, h)) for d in dirs)]
+    if missing:
+        _stop("\n".join("tfnano: %s's development files (%s) were not found." % (lib, h)
+                        for h, lib, _ in missing)
+              + "\n  Debian/Ubuntu:  apt-get install -y "
+              + " ".join(pkg for _, _, pkg in missing))
 
 
 def renamed_nanopb_object(archive, out_dir):
@@ -135,7 +141,7 @@ def lib_sources():
 
 def make_builder(extra_sources=(), module="tfnano._native"):
     nanopb_inc = _nanopb_include()
-    _check_zlib([nanopb_inc])
+    _check_headers([nanopb_inc])
     obj_dir = os.path.join(ROOT, "build", "cffi-nanopb")
     nanopb_obj = renamed_nanopb_object(find_nanopb_archive(), obj_dir)
 
@@ -154,7 +160,7 @@ def make_builder(extra_sources=(), module="tfnano._native"):
                             "-include", _rel(os.path.join(ROOT, "lib", "nanopb_rename.h"))]
         + extra,
         extra_objects=[_rel(nanopb_obj)],
-        libraries=["z", "m", "jpeg", "png16", "pthread"],
+        libraries=["z", "m", "jpeg", "png16", "gif", "pthread"],
     )
     return ffi
 

@@ -221,6 +221,9 @@ int tfn__image_plan_init(tfn__image_plan *plan, const tfn_image_batch_options *o
     if (opt->dtype != TFN_IMAGE_UINT8 && opt->dtype != TFN_IMAGE_FLOAT32 &&
         opt->dtype != TFN_IMAGE_BFLOAT16)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: unknown dtype %d", opt->dtype);
+    if (opt->decode.gif == TFN_GIF_ALL)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: every frame of a GIF "
+                                                 "(TFN_GIF_ALL) cannot be resized into one image");
     uint64_t px = (uint64_t)opt->height * opt->width * (uint64_t)channels;
     if (px >= TFN__IMAGE_MAX_BYTES)
         return tfn__fail(err, TFN_E_LIMIT, "image batch: output images of %ux%u too large",

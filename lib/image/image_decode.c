@@ -1,6 +1,7 @@
 /* image_decode.c - the public decode entry points: format sniffing (TensorFlow's magic
- * bytes), option checks, decoding into the caller's buffer, and the batch decode into
- * one malloc'd block per image on worker threads. */
+ * bytes), option checks, dispatch to the JPEG, PNG, GIF and BMP decoders, decoding into
+ * the caller's buffer, and the batch decode into one malloc'd block per image on
+ * worker threads. */
 #include "image_internal.h"
 #include "image_threads.h"
 
@@ -34,6 +35,9 @@ int tfn__image_check_options(const tfn_image_decode_options *opt, tfn_error *err
     if (opt->dct_method != TFN_IMAGE_DCT_FAST && opt->dct_method != TFN_IMAGE_DCT_ACCURATE)
         return tfn__fail(err, TFN_E_INVALID_ARG,
                          "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}");
+    if (opt->gif < TFN_GIF_FIRST || opt->gif > TFN_GIF_REFUSE)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "gif must be a tfn_image_gif_frames, got %d",
+                         opt->gif);
     return TFN_OK;
 }
 
@@ -48,6 +52,7 @@ int tfn__image_decode_any(const uint8_t *data, size_t len,
         return tfn__fail(err, TFN_E_INVALID_ARG, "Input contents are too large for int: %zu",
                          len);
     info->format = tfn_image_format_of(data, len);
+    info->frames = 1;
     switch (info->format) {
     case TFN_IMAGE_JPEG:
         return tfn__jpeg_decode(data, len, opt, info, sink, err);
@@ -56,13 +61,16 @@ int tfn__image_decode_any(const uint8_t *data, size_t len,
             return tfn__fail(err, TFN_E_INVALID_ARG, "crop is for JPEG only; got a PNG");
         return tfn__png_decode(data, len, opt, info, sink, err);
     case TFN_IMAGE_GIF:
-        return tfn__fail(err, TFN_E_INVALID_ARG, "unsupported image format: GIF (tfnano "
-                                                 "decodes JPEG, PNG and BMP)");
+        return tfn__gif_decode(data, len, opt, info, sink, err);
     case TFN_IMAGE_BMP:
         return tfn__bmp_decode(data, len, opt, info, sink, err);
     default:
+        if (len >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0)
+            return tfn__fail(err, TFN_E_INVALID_ARG, "unsupported image format: WebP (tfnano "
+                                                     "decodes JPEG, PNG, GIF and BMP)");
         return tfn__fail(err, TFN_E_INVALID_ARG,
-                         "Unknown image file format. One of JPEG, PNG, BMP required.");
+                         "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP "
+                         "required.");
     }
 }
 

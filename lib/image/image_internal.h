@@ -30,6 +30,8 @@ int tfn__jpeg_decode(const uint8_t *data, size_t len, const tfn_image_decode_opt
                      tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
 int tfn__png_decode(const uint8_t *data, size_t len, const tfn_image_decode_options *opt,
                     tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
+int tfn__gif_decode(const uint8_t *data, size_t len, const tfn_image_decode_options *opt,
+                    tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
 int tfn__bmp_decode(const uint8_t *data, size_t len, const tfn_image_decode_options *opt,
                     tfn_image_info *info, tfn__image_sink *sink, tfn_error *err);
 

@@ -1,14 +1,15 @@
 /*
  * fuzz_image_decode.c - libFuzzer harness for lib/image's decoders.
  *
- * Input: one control byte, then the image bytes (JPEG, PNG or anything).
+ * Input: one control byte, then the image bytes (JPEG, PNG, GIF, BMP or anything); the
+ * GIF frame mode is (image length / 32) % 3.
  *   byte 0: bits 0-1 channels (0, 1, 3, 4), bits 2-3 ratio (1, 2, 4, 8),
  *           bit 4 accurate DCT, bit 5 try_recover_truncated, bit 6 crop (a window
  *           from the probed shape), bit 7 also run the fused batch (2 copies, 2 threads,
  *           one of them cut short, skip policy, resize method = input length % 8 (every
  *           tf.image.resize method), antialias = bit 3 of the length, up to 7x5 or 41x37).
  * Invariants (a failure aborts): no crash or sanitizer report; probe and decode agree
- * on success and shape; a decode into a buffer one byte short reports
+ * on success and shape (a GIF's frames too); a decode into a buffer one byte short reports
  * TFN_E_BUF_TOO_SMALL with the exact size; errors carry a message; the batch marks
  * each record as its own decode does.
  */
@@ -41,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.ratio = 1 << ((ctl >> 2) & 3);
     o.dct_method = (ctl >> 4) & 1;
     o.try_recover_truncated = (ctl >> 5) & 1;
+    o.gif = (int)((len >> 5) % 3); /* GIF: first frame, every frame, or one-frame only */
 
     tfn_image_info info;
     tfn_error err;
@@ -65,8 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * libjpeg fill gray (try_recover_truncated) for seconds, as it would in TF. */
     bool huge = prc == TFN_OK && (uint64_t)info.height * info.width > (1u << 24);
     if (prc == TFN_OK && !huge) {
-        size_t need = (size_t)info.out_height * info.out_width * (size_t)info.out_channels *
-                      (size_t)info.bytes_per_sample;
+        size_t need = (size_t)info.frames * info.out_height * info.out_width *
+                      (size_t)info.out_channels * (size_t)info.bytes_per_sample;
         uint8_t *out = malloc(need);
         CHECK(out != NULL);
         tfn_image_info info2;

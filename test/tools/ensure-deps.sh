@@ -4,7 +4,7 @@
 # prints the command to run and fails. Usage: ensure-deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libnanopb-dev nanopb zlib1g-dev libjpeg62-turbo-dev libpng-dev pkg-config python3-venv "$@")
+packages=(libnanopb-dev nanopb zlib1g-dev libjpeg62-turbo-dev libpng-dev libgif-dev pkg-config python3-venv "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
