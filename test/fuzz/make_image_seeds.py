@@ -1,11 +1,17 @@
 """Writes the seed corpus of fuzz_image_decode (test/fuzz/corpus/image_decode): small
-JPEG, PNG and BMP files of every kind the decoders branch on, made with Pillow, each behind
-a control byte (see the harness). Run: build/venv/bin/python test/fuzz/make_image_seeds.py"""
+JPEG, PNG and BMP files of every kind the decoders branch on, made with Pillow, and GIFs
+built by test/python/gif_files.py (frames at offsets, transparency, local tables,
+interlacing), each behind a control byte (see the harness). Run: build/venv/bin/python test/fuzz/make_image_seeds.py"""
 import io
 import os
 
+import sys
+
 import numpy as np
 from PIL import Image
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from gif_files import Frame, gif_bytes  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "image_decode")
 
@@ -43,6 +49,17 @@ def main():
     save("bmp_rgb", 0x00, Image.fromarray(scene(5, 7, 3)), "BMP")
     save("bmp_gray8_batch", 0x83, Image.fromarray(scene(6, 5, 1)[..., 0]), "BMP")
     save("bmp_rgba", 0x03, Image.fromarray(scene(3, 4, 4)), "BMP")
+    pal = scene(8, 1, 3)[:, 0]
+    idx = (scene(6, 9, 1)[..., 0] % 8).astype(np.uint8)
+    gifs = {"gif_one": [Frame(idx)],
+            "gif_anim_patch_transparent": [Frame(idx), Frame(idx[:3, :4], left=2, top=1,
+                                                             transparent=2)],
+            "gif_interlaced_local": [Frame(idx, interlace=True, palette=pal[::-1])],
+            "gif_first_partial": [Frame(idx[:4, :5], left=3, top=2, transparent=0),
+                                  Frame(idx)]}
+    for k, (name, frames) in enumerate(sorted(gifs.items())):
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(bytes([0x80 if k % 2 else 0x00]) + gif_bytes(frames, palette=pal))
 
 
 if __name__ == "__main__":

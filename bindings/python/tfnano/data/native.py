@@ -197,7 +197,10 @@ def _decode_kwargs(name, args, kwargs):
     if _trace.has_symbol(kw):
         return None
     kw.pop("name", None)
-    kw.pop("expand_animations", None)
+    # a GIF: decode_jpeg / decode_png take one-frame GIFs; decode_image its first
+    # frame with expand_animations=False, and none in a batch of 3-D images otherwise
+    expand = kw.pop("expand_animations", True)
+    gif = "still" if name != "decode_image" else "refuse" if expand else "first"
     dtype = kw.pop("dtype", None)
     if dtype is not None and _codec.as_np_dtype(dtype) != np.uint8:
         return None
@@ -207,6 +210,7 @@ def _decode_kwargs(name, args, kwargs):
         from ..image._ops import _jpeg_kwargs
         kw = _jpeg_kwargs(kw["channels"], kw.get("ratio", 1), kw.get("fancy_upscaling", True),
                           kw.get("try_recover_truncated", False), kw.get("dct_method", ""))
+    kw["gif"] = gif
     return kw
 
 

@@ -1,5 +1,5 @@
 """tf.image for tfnano: decode, resize, encode and simple augmentation of JPEG / PNG
-images with TensorFlow's names and values (C, over libjpeg-turbo and libpng), plus
+(and decoding of GIF / BMP) images with TensorFlow's names and values (C, over libjpeg-turbo and libpng), plus
 ``decode_batch``: a whole batch decoded, resized and normalised on worker threads,
 NHWC or NCHW, for PyTorch users. See docs/images.md.
 
@@ -7,7 +7,8 @@ Inside a tf.data map function these ops are traced: ``parse -> decode_jpeg -> re
 -> / 255`` followed by ``batch(n)`` runs as one threaded C call per batch."""
 from ._batch import DecodedBatch, decode_batch, enable_dct_scaling  # noqa: F401
 from ._ops import (ResizeMethod, central_crop, convert_image_dtype,  # noqa: F401
-                   crop_to_bounding_box, decode_and_crop_jpeg, decode_bmp, decode_image,
+                   crop_to_bounding_box, decode_and_crop_jpeg, decode_bmp, decode_gif,
+                   decode_image,
                    decode_jpeg, decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
                    flip_left_right, flip_up_down, is_jpeg, pad_to_bounding_box, random_crop,
                    random_flip_left_right, random_flip_up_down, resize,

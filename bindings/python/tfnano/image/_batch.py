@@ -266,13 +266,18 @@ class DecodedBatch:
         self._images = None
 
     def check(self):
-        """Raises what the per-record op raises for a BMP record (a wrong op)."""
+        """Raises what the per-record op raises for a BMP record (a wrong op), or for a
+        JPEG record with channels=4 through decode_jpeg."""
         if self.op is not None:
+            rgba = self.op == "DecodeJpeg" and self.opt_kwargs.get("channels") == 4
             for c in self.contents:
                 if c[:2] == b"BM":
                     raise errors.InvalidArgumentError(
                         None, None, "Trying to decode BMP format using a wrong op. Use "
                         "`decode_bmp` or `decode_image` instead. Op used: %s" % self.op)
+                if rgba and c[:3] == b"\xff\xd8\xff":
+                    raise errors.InvalidArgumentError(None, None,
+                                                      "JPEG does not support 4 channels")
 
     def images(self):
         if self._images is None:

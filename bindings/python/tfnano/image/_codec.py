@@ -1,4 +1,5 @@
-"""JPEG / PNG decoding and encoding over lib/image (tf.io.decode_* / encode_*)."""
+"""JPEG / PNG / GIF / BMP decoding and JPEG / PNG encoding over lib/image
+(tf.io.decode_* / encode_*)."""
 import numpy as np
 
 from .. import dtypes as _dt
@@ -37,9 +38,17 @@ def contents_bytes(contents, op="DecodeImage"):
                     % (op, type(contents).__name__))
 
 
+# What a GIF decodes to, by op (tfn_image_gif_frames): "all" frames (decode_gif,
+# decode_image), the "first" (expand_animations=False), a "still" one-frame GIF
+# (decode_jpeg / decode_png), or "refuse" (a batch of 3-D images).
+_GIF = {"first": lib.TFN_GIF_FIRST, "all": lib.TFN_GIF_ALL, "still": lib.TFN_GIF_STILL,
+        "refuse": lib.TFN_GIF_REFUSE}
+
+
 def decode_options(channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
-                   dct_method="", crop=None, uint16=False):
+                   dct_method="", crop=None, uint16=False, gif="first"):
     opt = ffi.new("tfn_image_decode_options *")
+    opt.gif = _GIF[gif]
     opt.channels = channels or 0
     opt.ratio = ratio
     if dct_method not in _DCT:
@@ -56,13 +65,17 @@ def decode_options(channels=0, ratio=1, fancy_upscaling=True, try_recover_trunca
 
 
 def decode(data, opt):
-    """Decodes one image into a new uint8 (or uint16) HWC Tensor."""
+    """Decodes one image into a new uint8 (or uint16) HWC Tensor; every frame of a GIF
+    decoded with gif="all" gives (frames, H, W, 3)."""
     err = new_error()
     info = ffi.new("tfn_image_info *")
     src = ffi.from_buffer(data)
     check(lib.tfn_image_probe(src, len(data), opt, info, err), err, _AS_INVALID)
     dtype = np.uint16 if info.bytes_per_sample == 2 else np.uint8
-    out = np.empty((info.out_height, info.out_width, info.out_channels), dtype)
+    shape = (info.out_height, info.out_width, info.out_channels)
+    if info.format == lib.TFN_IMAGE_GIF and opt.gif == lib.TFN_GIF_ALL:
+        shape = (info.frames,) + shape
+    out = np.empty(shape, dtype)
     check(lib.tfn_image_decode(src, len(data), opt, ffi.from_buffer(out), out.nbytes, info,
                                err), err, _AS_INVALID)
     return out.view(Tensor)

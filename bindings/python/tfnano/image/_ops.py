@@ -21,9 +21,10 @@ def _channels_dim(channels):
 # ------------------------------------------------------------------ decoding
 
 def _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method):
-    if channels not in (0, 1, 3):
-        raise _invalid("JPEG does not support 4 channels" if channels == 4 else
-                       "`channels` must be 0, 1, 3 or 4 but got %s" % channels)
+    # (channels=4 is refused for JPEG data only: a PNG or GIF through decode_jpeg has
+    # its own channel rules, as in TensorFlow)
+    if channels not in (0, 1, 3, 4):
+        raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
     if ratio not in (1, 2, 4, 8):
         raise _invalid("ratio must be 1, 2, 4, or 8, got %s" % ratio)
     return dict(channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
@@ -38,18 +39,25 @@ def _decode_jpeg_batch(contents, channels=0, ratio=1, fancy_upscaling=True,
                        try_recover_truncated=False, acceptable_fraction=1, dct_method="",
                        name=None):
     kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
-    return _batch.DecodedBatch(contents, kw, op="DecodeJpeg")
+    return _batch.DecodedBatch(contents, dict(kw, gif="still"), op="DecodeJpeg")
 
 
 @traceable("decode_jpeg", batch=_decode_jpeg_batch, infer=_decode_jpeg_infer)
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
                 try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
     """tf.io.decode_jpeg / tf.image.decode_jpeg: uint8 (height, width, channels).
-    As in TensorFlow, PNG bytes are decoded too (format from the magic bytes)."""
+    As in TensorFlow, PNG bytes and one-frame GIFs are decoded too (format from the
+    magic bytes)."""
     kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
     data = _codec.contents_bytes(contents, "DecodeJpeg")
     _refuse_bmp(data, "DecodeJpeg")
-    return _codec.decode(data, _codec.decode_options(**kw))
+    _refuse_jpeg_rgba(data, channels)
+    return _codec.decode(data, _codec.decode_options(gif="still", **kw))
+
+
+def _refuse_jpeg_rgba(data, channels):
+    if channels == 4 and _codec.format_of(data) == 1:
+        raise _invalid("JPEG does not support 4 channels")
 
 
 def _refuse_bmp(data, op):
@@ -72,8 +80,10 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     if window.shape[0] != 4:
         raise _invalid("crop_window must have four elements %s" % (list(window.shape),))
     data = _codec.contents_bytes(contents, "DecodeAndCropJpeg")
-    if _codec.format_of(data) == 4:
-        raise _invalid("DecodeAndCropJpeg operation can run on JPEG only, but detected BMP.")
+    if _codec.format_of(data) in (3, 4):
+        raise _invalid("DecodeAndCropJpeg operation can run on JPEG only, but detected %s."
+                       % ("GIF" if _codec.format_of(data) == 3 else "BMP"))
+    _refuse_jpeg_rgba(data, channels)
     if _codec.format_of(data) == 2:  # PNG through this op: whole image, then the window
         img = _codec.decode(data, _codec.decode_options(channels=channels))
         y, x, h, w = (int(v) for v in window)
@@ -96,18 +106,19 @@ def _decode_png_batch(contents, channels=0, dtype=_dt.uint8, name=None):
     d = _png_dtype(dtype)
     if d != np.uint8:
         return [decode_png(c, channels, dtype) for c in _batch._bytes_list(contents)]
-    return _batch.DecodedBatch(contents, dict(channels=channels), op="DecodePng")
+    return _batch.DecodedBatch(contents, dict(channels=channels, gif="still"), op="DecodePng")
 
 
 @traceable("decode_png", batch=_decode_png_batch, infer=_decode_png_infer)
 def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
-    """tf.io.decode_png: uint8 or uint16 (height, width, channels); JPEG bytes too."""
+    """tf.io.decode_png: uint8 or uint16 (height, width, channels); JPEG bytes and
+    one-frame GIFs too."""
     d = _png_dtype(dtype)
     if channels not in (0, 1, 2, 3, 4):
         raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
     data = _codec.contents_bytes(contents, "DecodePng")
     _refuse_bmp(data, "DecodePng")
-    return _decode_any(data, channels, d)
+    return _decode_any(data, channels, d, gif="still")
 
 
 def _decode_bmp_infer(contents, channels=0, name=None):
@@ -122,18 +133,19 @@ def decode_bmp(contents, channels=0, name=None):
     if fmt != 4:
         name = {1: "JPEG", 2: "PNG", 3: "GIF"}.get(fmt)
         if name is None:
-            raise _invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
+            raise _invalid("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.")
         raise _invalid("Trying to decode %s format using DecodeBmp op. Use `decode_%s` or "
                        "`decode_image` instead." % (name, name.lower()))
     return _codec.decode(data, _codec.decode_options(channels=channels))
 
 
-def _decode_any(data, channels, d, jpeg_kw=None):
+def _decode_any(data, channels, d, jpeg_kw=None, gif="first"):
     fmt = _codec.format_of(data)
-    if fmt in (1, 4):  # JPEG, BMP: 8-bit decode, widened as TensorFlow does
+    if fmt in (1, 3, 4):  # JPEG, GIF, BMP: 8-bit decode, widened as TensorFlow does
         if channels == 4 and fmt == 1:
             raise _invalid("JPEG does not support 4 channels")
-        img = _codec.decode(data, _codec.decode_options(channels=channels, **(jpeg_kw or {})))
+        img = _codec.decode(data, _codec.decode_options(channels=channels, gif=gif,
+                                                        **(jpeg_kw or {})))
         if d == np.uint16:
             return (img.astype(np.uint16) * np.uint16(256)).view(Tensor)
         if d == np.float32:
@@ -148,6 +160,9 @@ def _decode_any(data, channels, d, jpeg_kw=None):
 
 def _decode_image_infer(contents, channels=None, dtype=_dt.uint8, name=None,
                         expand_animations=True):
+    # (TensorFlow's shape is unknown with expand_animations=True, as a GIF gives 4-D
+    # frames; traced here as 3-D images, and a batched GIF record then fails, saying
+    # to pass expand_animations=False.)
     rank = (None, None, _channels_dim(channels))
     return Spec(_codec.as_np_dtype(dtype), rank)
 
@@ -158,14 +173,15 @@ def _decode_image_batch(contents, channels=None, dtype=_dt.uint8, name=None,
     if d != np.uint8:
         return [decode_image(c, channels, dtype, expand_animations=expand_animations)
                 for c in _batch._bytes_list(contents)]
-    return _batch.DecodedBatch(contents, dict(channels=channels or 0))
+    return _batch.DecodedBatch(contents, dict(channels=channels or 0,
+                                              gif="refuse" if expand_animations else "first"))
 
 
 @traceable("decode_image", batch=_decode_image_batch, infer=_decode_image_infer)
 def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_animations=True):
-    """tf.io.decode_image: JPEG, PNG or BMP to (height, width, channels) of uint8,
-    uint16 or float32 (scaled to [0, 1]). GIF raises InvalidArgumentError (not decoded by
-    tfnano), so expand_animations changes nothing here."""
+    """tf.io.decode_image: JPEG, PNG, GIF or BMP to (height, width, channels) of uint8,
+    uint16 or float32 (scaled to [0, 1]); a GIF gives (frames, height, width, 3), or
+    its first frame with expand_animations=False."""
     d = _codec.as_np_dtype(dtype)
     if d not in (np.uint8, np.uint16, np.float32):
         raise _invalid("`dtype` for `DecodeImage` must be unit8, unit16, float but got: %s" % d)
@@ -175,7 +191,26 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
     data = _codec.contents_bytes(contents, "DecodeImage")
     if len(data) == 0:
         raise _invalid("Input is empty.")
-    return _decode_any(data, ch, d)
+    return _decode_any(data, ch, d, gif="all" if expand_animations else "first")
+
+
+def _decode_gif_infer(contents, name=None):
+    return Spec(np.uint8, (None, None, None, 3))
+
+
+@traceable("decode_gif", infer=_decode_gif_infer)
+def decode_gif(contents, name=None):
+    """tf.io.decode_gif / tf.image.decode_gif: every frame of a GIF as uint8
+    (frames, height, width, 3), each composed on the previous one as TensorFlow does
+    (a JPEG or PNG gives one RGB frame, as in TensorFlow)."""
+    data = _codec.contents_bytes(contents, "DecodeGif")
+    if len(data) == 0:
+        raise _invalid("Input is empty.")
+    fmt = _codec.format_of(data)
+    if fmt in (1, 2):  # as TensorFlow: a JPEG or PNG is one RGB frame
+        return _codec.decode(data, _codec.decode_options(channels=3))[None]
+    _refuse_bmp(data, "DecodeGif")
+    return _codec.decode(data, _codec.decode_options(gif="all"))
 
 
 def _shape_infer(contents, output_type=_dt.int32, name=None):

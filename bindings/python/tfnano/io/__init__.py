@@ -15,8 +15,9 @@ from ._shards import write_shards  # noqa: F401
 
 # tf.io's image codecs are tf.image's functions; loaded on first use, so that
 # `tfnano.io` does not load the image module (and libjpeg/libpng setup) until asked.
-_IMAGE_CODECS = ("decode_and_crop_jpeg", "decode_bmp", "decode_image", "decode_jpeg",
-                 "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg")
+_IMAGE_CODECS = ("decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image",
+                 "decode_jpeg", "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape",
+                 "is_jpeg")
 
 
 def __getattr__(name):
