@@ -254,6 +254,68 @@ def _as_context_error(e, names):
                     "%s" % (name, m.group(2), m.group(3)))
 
 
+_KIND_OF = {np.dtype(np.int64): ("int64_list", "int64"),
+            np.dtype(np.float32): ("float_list", "float"),
+            np.dtype(object): ("bytes_list", "string")}
+
+
+def _context_dense_error(items, context_features, names):
+    """TensorFlow's own first error for context FixedLenFeatures, worked out per record
+    on the error path only (the context is parsed by the Example parser, whose texts
+    differ). TF's sequence parser (FastParseSequenceExample) first checks every
+    requested context feature's kind in every record, then, per FixedLenFeature, takes
+    the largest value count over the records (at least the default's) and requires it
+    to be the shape's size, then each record's count to equal it. None: no such error
+    (the Example parser's error stands)."""
+    from ..train import SequenceExample
+    dense = [(k, f) for k, f in context_features.items()
+             if type(f).__name__ == "FixedLenFeature"]
+    if not dense:
+        return None
+    try:
+        recs = [SequenceExample.FromString(bytes(r)) for r in items]
+    except Exception:  # noqa: BLE001 - a malformed record: the parser's text stands
+        return None
+
+    def kind_of(key, f):
+        return _KIND_OF.get(np.dtype(_kinds._dtype(f.dtype).as_numpy_dtype), (None, None))
+
+    def feature(r, key):
+        return r.context.feature[key] if key in r.context.feature else None
+
+    for key, f in context_features.items():
+        want, tname = kind_of(key, f)
+        for d, r in enumerate(recs):
+            feat = feature(r, key)
+            kind = None if feat is None else feat.WhichOneof("kind")
+            if want is not None and kind is not None and kind != want:
+                return ("Name: %s, Context feature: %s.  Data types don't match. Expected "
+                        "type: %s" % (_name(names, d), key, tname))
+    for key, f in dense:
+        want, tname = kind_of(key, f)
+        expected = int(np.prod(f.shape, dtype=np.int64)) if len(f.shape) else 1
+        default = 0 if f.default_value is None else int(np.size(f.default_value))
+        counts = []
+        for r in recs:
+            feat = feature(r, key)
+            kind = None if feat is None else feat.WhichOneof("kind")
+            counts.append(None if feat is None else
+                          len(getattr(feat, kind).value) if kind else 0)
+        length = max([default] + [c for c in counts if c is not None])
+        if length != expected:
+            return ("Inconsistent max number of elements for feature %s: expected %d, but "
+                    "found %d" % (key, expected, length))
+        for d, c in enumerate(counts):
+            if c is None:
+                if default == 0:
+                    return ("Feature: %s (data type: %s) is required but could not be "
+                            "found." % (key, tname))
+                c = default
+            if c != length:
+                return "Unexpected number of elements in example %s" % _name(names, d)
+    return None
+
+
 def _parse(serialized, context_features, sequence_features, names, single):
     context_features = dict(context_features or {})
     sequence_features = dict(sequence_features or {})
@@ -276,6 +338,9 @@ def _parse(serialized, context_features, sequence_features, names, single):
         try:
             context = _kinds.parse(recs, context_features, names_list, single=single)
         except Exception as e:  # noqa: BLE001 - reworded, then raised again
+            tf_text = _context_dense_error(items, context_features, names_list)
+            if tf_text is not None:
+                raise _invalid(tf_text) from None
             reworded = _as_context_error(e, names_list)
             if reworded is not None:
                 raise reworded from None
