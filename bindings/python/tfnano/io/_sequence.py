@@ -316,6 +316,21 @@ def _context_dense_error(items, context_features, names):
     return None
 
 
+def _may_hold_empty_context_feature(items, context_features):
+    """Whether a record may hold a present but empty context Feature (no value list)
+    for a FixedLenFeature with a default: the Example parser then takes the default,
+    where TensorFlow's sequence parser counts 0 values and fails. A byte search for
+    the map entry (key, then an empty value); a match elsewhere only costs the exact
+    per-record check."""
+    entries = []
+    for key, f in context_features.items():
+        if type(f).__name__ == "FixedLenFeature" and f.default_value is not None:
+            k = key.encode("utf-8") if isinstance(key, str) else bytes(key)
+            if len(k) < 128:
+                entries.append(b"\x0a" + bytes([len(k)]) + k + b"\x12\x00")
+    return bool(entries) and any(e in r for r in items for e in entries)
+
+
 def _parse(serialized, context_features, sequence_features, names, single):
     context_features = dict(context_features or {})
     sequence_features = dict(sequence_features or {})
@@ -345,6 +360,10 @@ def _parse(serialized, context_features, sequence_features, names, single):
             if reworded is not None:
                 raise reworded from None
             raise
+        if _may_hold_empty_context_feature(items, context_features):
+            tf_text = _context_dense_error(items, context_features, names_list)
+            if tf_text is not None:
+                raise _invalid(tf_text)
     lists, lengths = {}, {}
     if configs:
         reads = _list_reads(configs)
