@@ -671,3 +671,20 @@ def test_decode_csv(rows, kinds, na):
         return out
     same(lambda: tf.io.decode_csv(lines, defaults(tf), na_value=na),
          lambda: tn.io.decode_csv(lines, defaults(tn), na_value=na), message=True)
+
+
+# ------------------------------------------------------------------ searchsorted
+
+SEARCH_CASES = [([1, 3, 5], [3, 4]), ([1, 3, 5], [[2]]), ([[1, 3], [2, 4]], [[2], [3]]),
+                ([1, 3, 5], 3), (3, [1, 2]), (3, 3), ([[1, 3], [2, 4]], [2, 3]),
+                ([], [1]), ([1, 3], []), ([1.0, 2.5], [2.5, 0.0]), ([1, 3, 5], [2.0]),
+                ([[1, 3], [2, 4]], [[[2]], [[3]]])]
+
+
+@pytest.mark.parametrize("seq,values", SEARCH_CASES)
+@pytest.mark.parametrize("side", ["left", "right", "middle"])
+def test_searchsorted_ranks_dtypes_and_rows(seq, values, side):
+    """TensorFlow's checks: rank 0 ('slice index -1 ...'), dtypes ('cannot compute
+    LowerBound ... float'), rows ('Leading dim_size ...'), side (ValueError)."""
+    same(lambda: tf.searchsorted(seq, values, side=side),
+         lambda: tn.searchsorted(seq, values, side=side), message=side != "middle")

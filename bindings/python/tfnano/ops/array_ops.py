@@ -11,6 +11,7 @@ from .. import dtypes as _dt
 from .._trace import Spec, Symbol, TraceError, active_graph, traceable
 from ..errors import InvalidArgumentError
 from ._common import contiguous as _contiguous
+from ._common import kernel_name
 from ._common import plain, same_dtype, shape_list, shift_axis, to_array, wrap
 
 newaxis = None
@@ -1061,15 +1062,37 @@ def meshgrid(*args, **kwargs):
     return [wrap(g) for g in np.meshgrid(*[to_array(a) for a in args], indexing=indexing)]
 
 
+def _rows_2d(a):
+    """`a` as TensorFlow's searchsorted reshapes it: [-1, last dimension]."""
+    rows = int(np.prod(a.shape[:-1], dtype=np.int64))
+    return a.reshape(rows, a.shape[-1])
+
+
+def _search_rows(seq2d, vals2d, side):
+    if seq2d.shape[0] == 1:
+        return np.searchsorted(seq2d[0], vals2d, side=side)
+    return np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq2d, vals2d)]) \
+        if seq2d.shape[0] else np.zeros(vals2d.shape, np.int64)
+
+
 def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=None):
-    """``tf.searchsorted`` along the last axis."""
+    """``tf.searchsorted`` along the last axis, with TensorFlow's checks: both of rank
+    1 or more, the same dtype, and as many rows (all but the last dimension) in each."""
     seq, vals = to_array(sorted_sequence), to_array(values)
-    if seq.ndim == 1:
-        out = np.searchsorted(seq, vals, side=side)
-    else:
-        out = np.stack([np.searchsorted(s, v, side=side) for s, v in
-                        zip(seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1]))])
-        out = out.reshape(vals.shape)
+    if seq.ndim == 0 or vals.ndim == 0:
+        raise InvalidArgumentError(None, None, "slice index -1 of dimension 0 out of bounds.")
+    if side not in ("left", "right"):
+        raise ValueError("Argument `side` must be either 'right' or 'left'. Received: "
+                         "`side` = '%s'." % (side,))
+    if seq.dtype != vals.dtype:
+        raise InvalidArgumentError(
+            None, None, "cannot compute %s as input #1(zero-based) was expected to be a %s "
+            "tensor but is a %s tensor" % ("UpperBound" if side == "right" else "LowerBound",
+                                          kernel_name(seq.dtype), kernel_name(vals.dtype)))
+    seq2d, vals2d = _rows_2d(seq), _rows_2d(vals)
+    if seq2d.shape[0] != vals2d.shape[0]:
+        raise InvalidArgumentError(None, None, "Leading dim_size of both tensors must match.")
+    out = _search_rows(seq2d, vals2d, side).reshape(vals.shape)
     return wrap(out.astype(_np_dtype(out_type)))
 
 
@@ -1147,10 +1170,15 @@ def _searchsorted_batch(sorted_sequence, values, side="left", out_type=_dt.int32
     # A 1-D sequence (a constant: bucketizing each record's values), or sequence and
     # values both batched (row by row): one search of the whole batch. A constant
     # sequence of higher rank is searched record by record.
-    if np.ndim(sorted_sequence) == 1 or np.ndim(sorted_sequence) == np.ndim(values):
-        return _searchsorted.__wrapped__(sorted_sequence, values, side, out_type)
-    return wrap(np.stack([np.asarray(_searchsorted.__wrapped__(sorted_sequence, v, side,
-                                                               out_type)) for v in values]))
+    seq, vals = to_array(sorted_sequence), to_array(values)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, vals, side=side)
+    elif seq.ndim == vals.ndim:
+        out = _search_rows(_rows_2d(seq), _rows_2d(vals), side).reshape(vals.shape)
+    else:
+        return wrap(np.stack([np.asarray(_searchsorted.__wrapped__(sorted_sequence, v, side,
+                                                                   out_type)) for v in values]))
+    return wrap(out.astype(_np_dtype(out_type)))
 
 
 _searchsorted = traceable("searchsorted", batch=_searchsorted_batch)(searchsorted)

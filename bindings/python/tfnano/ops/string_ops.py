@@ -12,7 +12,8 @@ from .. import _strviews as _sv
 from .. import dtypes as _dt
 from .._trace import traceable
 from ..errors import InvalidArgumentError
-from ._common import lenient_infer, plain, same_shape_infer, shift_axis, to_array, wrap
+from ._common import (kernel_name, lenient_infer, plain, same_shape_infer, shift_axis, to_array,
+                      wrap)
 
 
 def _strings(x, op="string op"):
@@ -24,7 +25,7 @@ def _strings(x, op="string op"):
     if a.dtype != object:
         raise InvalidArgumentError(None, None, "cannot compute %s as input #0(zero-based) was "
                                    "expected to be a string tensor but is a %s tensor"
-                                   % (op, _dt.as_dtype(a.dtype).name))
+                                   % (op, kernel_name(a.dtype)))
     return a
 
 
