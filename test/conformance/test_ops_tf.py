@@ -423,15 +423,16 @@ def test_cond_in_dataset_map(values, threshold, t, f, batch, pair):
 @given(values=st.lists(st.integers(-20, 20), min_size=0, max_size=9),
        bounds=st.lists(st.integers(-10, 10), min_size=1, max_size=3),
        fns=st.lists(st.sampled_from(sorted(COND_BRANCHES)), min_size=4, max_size=4),
-       with_default=st.booleans(), batch=st.integers(1, 4))
-def test_case_in_dataset_map(values, bounds, fns, with_default, batch):
-    # traced as nested conds (one batched cond per predicate)
+       with_default=st.booleans(), batch=st.integers(1, 4), exclusive=st.booleans())
+def test_case_in_dataset_map(values, bounds, fns, with_default, batch, exclusive):
+    # traced as nested conds (one batched cond per predicate); exclusive=True: a record
+    # with two true predicates fails, as TensorFlow's Assert
     def make(lib):
         def fn(x):
             pairs = [(x < b, (lambda f: lambda: COND_BRANCHES[f](lib, x))(f))
                      for b, f in zip(bounds, fns)]
             default = (lambda: COND_BRANCHES[fns[-1]](lib, x) * 2) if with_default else None
-            return lib.case(pairs, default=default)
+            return lib.case(pairs, default=default, exclusive=exclusive)
         ds = lib.data.Dataset.from_tensor_slices(lib.constant(values, lib.int64)).map(fn)
         return [b for b in ds.batch(batch)]
     same(lambda: make(tf), lambda: make(tn))

@@ -119,6 +119,18 @@ def test_case_and_switch_case_in_a_dataset_map_run_batched():
         next(it)
     with pytest.raises(tf.errors.InvalidArgumentError, match="None of conditions"):
         tf.case([(tf.constant(False), lambda: 1)])
-    with pytest.warns(Warning, match="exclusive=True"):  # checked per record
-        tf.data.Dataset.range(3).map(lambda x: tf.case(
-            [(x < 1, lambda: x), (x < 3, lambda: x * 2)], default=lambda: x, exclusive=True))
+    # exclusive=True: traced too, a record with two true predicates fails the batch
+    ds = tf.data.Dataset.range(6).map(lambda x: tf.case(
+        [(x < 1, lambda: x), (x > 3, lambda: x * 2)], default=lambda: -x,
+        exclusive=True)).batch(3)
+    assert "case_exclusive_check" in ds.plan_text() and "vectorized" in ds.plan_text()
+    assert [b.tolist() for b in ds] == [[0, -1, -2], [-3, 8, 10]]
+    ds = tf.data.Dataset.range(4).map(lambda x: tf.case(
+        [(x < 3, lambda: x), (x > 1, lambda: x * 2)], default=lambda: -x,
+        exclusive=True)).batch(2)
+    it = iter(ds)
+    assert next(it).tolist() == [0, 1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"assertion failed: \[Input "
+                       r"error: exclusive=True: more than 1 conditions evaluated as True:\] "
+                       r"\[1 1\]"):
+        next(it)

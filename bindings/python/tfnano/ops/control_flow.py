@@ -9,8 +9,9 @@ branch the predicate picks; on a batch it runs both branches on the whole batch 
 picks each record's result with ``where`` (when the batch fails, e.g. the branch not
 taken fails on some record, the batch is run again per record, which gives exactly
 TensorFlow's result). Branches whose outputs differ in static shape run per record.
-The other ops with a per-record predicate (case, switch_case, while_loop) make the
-trace stop with that reason, so the map runs per record in Python."""
+tf.case and tf.switch_case are traced as nested conds (tf.case(exclusive=True) first
+checks, per record, that at most one predicate holds); tf.while_loop on a per-record
+value makes the trace stop with that reason, so the map runs per record in Python."""
 import numpy as np
 
 from .._trace import (Node, Spec, Symbol, TraceError, _leaves, _map, _Op, _pairs,
@@ -57,8 +58,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     traced = [p for p, _ in pairs if isinstance(p, Symbol) and active_graph() is p.graph]
     if traced:
         if exclusive:
-            raise TraceError("tf.case(exclusive=True) on values known only per record; the "
-                             "map function runs per record instead")
+            _at_most_one_true(*[p for p, _ in pairs])
         return _case_as_conds(pairs, default)
     chosen = [fn for pred, fn in pairs if _truth(pred, "tf.case")]
     if exclusive and len(chosen) > 1:
@@ -124,6 +124,36 @@ def _none_true_batch(*preds):
 
 _none_true = traceable("case_none_true", batch=_none_true_batch,
                        infer=lambda *preds: Spec(np.bool_, ()))(_none_true_record)
+
+
+def _exclusive_error(preds):
+    from ..errors import InvalidArgumentError
+    flags = " ".join(str(int(bool(np.asarray(p)))) for p in preds)
+    # (TensorFlow's text also names the predicates' graph tensors, "(Greater:0, ...)")
+    return InvalidArgumentError(None, None, "assertion failed: [Input error: exclusive=True: "
+                                "more than 1 conditions evaluated as True:] [%s]" % flags)
+
+
+def _at_most_one_true_record(*preds):
+    if sum(bool(np.asarray(p)) for p in preds) > 1:
+        raise _exclusive_error(preds)
+    return np.True_
+
+
+def _at_most_one_true_batch(*preds):
+    # the batch fails on its first record with two true predicates; the batch is then
+    # run per record, which raises for that record with its own flags
+    counts = sum(np.asarray(p, bool).reshape(-1).astype(np.int64) for p in preds)
+    bad = np.flatnonzero(np.asarray(counts) > 1)
+    if bad.size:
+        raise _exclusive_error([np.asarray(p).reshape(-1)[bad[0]] for p in preds])
+    return np.ones(np.shape(counts), bool)
+
+
+# tf.case(exclusive=True) traced: the check of TensorFlow's Assert, before the conds
+_at_most_one_true = traceable("case_exclusive_check", batch=_at_most_one_true_batch,
+                              infer=lambda *preds: Spec(np.bool_, ()))(
+                                  _at_most_one_true_record)
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
