@@ -273,7 +273,7 @@ test-torch: venv-torch python
 # from PyPI; none is a tfnano dependency), tfnano from the tree (test/scale/conftest.py).
 VENV_SCALE := build/venv-scale
 $(VENV_SCALE)/.stamp: test/scale/requirements.txt
-	@test/tools/ensure-deps.sh
+	@test/tools/ensure-deps.sh openjdk-17-jre-headless
 	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_SCALE) -r test/scale/requirements.txt
 	@touch $@
 
