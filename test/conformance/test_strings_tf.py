@@ -145,15 +145,19 @@ def test_text_pipelines(tmp_path_factory, rows, batch, oov, width):
 @SETTINGS
 @given(rows=st.lists(lines, min_size=1, max_size=12), batch=st.integers(1, 5),
        start=st.sampled_from([None, 0, 1, 3, -1, -3]),
-       stop=st.sampled_from([None, 0, 2, 5, -1, -2]), index=st.integers(-2, 2))
-def test_token_slices_sizes_and_indices(tmp_path_factory, rows, batch, start, stop, index):
-    """tokens[a:b], tf.size(tokens) and tokens[i] on split rows, vectorized in tfnano
-    (a record whose row is too short for tokens[i] fails as in TensorFlow)."""
+       stop=st.sampled_from([None, 0, 2, 5, -1, -2]), index=st.integers(-2, 2),
+       step=st.sampled_from([None, 1, 2, 3, -1, -2]))
+def test_token_slices_sizes_and_indices(tmp_path_factory, rows, batch, start, stop, index,
+                                        step):
+    """tokens[a:b:c], tf.reverse(tokens, [0]), tf.size(tokens) and tokens[i] on split
+    rows, vectorized in tfnano (a record whose row is too short for tokens[i] fails as
+    in TensorFlow)."""
     path = _write(tmp_path_factory.mktemp("text") / "t.txt", rows)
 
     def sliced(lib):
         ds = lib.data.TextLineDataset(path).map(
-            lambda line: (lib.strings.split(line)[start:stop],
+            lambda line: (lib.strings.split(line)[start:stop:step],
+                          lib.reverse(lib.strings.split(line), [0]),
                           lib.size(lib.strings.split(line)),
                           lib.size(lib.strings.split(line)[start:], out_type=lib.int64))
         ).padded_batch(batch)

@@ -148,7 +148,7 @@ def test_ngrams_and_two_maps(text, splits):
 
 
 @pytest.mark.parametrize("fn, why", [
-    (lambda line: tf.strings.split(line)[::2], "__getitem__() has no batched form"),
+    (lambda line: tf.gather(tf.strings.split(line), [0]), "gather() has no batched form"),
     (lambda line: tf.strings.join([tf.strings.split(line), tf.strings.split(line, "a")]),
      "strings.join() combines rows of different lengths"),
     (lambda line: tf.strings.join([tf.strings.split(line), ["x", "y"]]),
@@ -171,9 +171,14 @@ def test_other_ops_on_rows_run_per_record(text, fn, why):
 def test_rows_into_a_second_map_or_a_cond(text):
     """Rows from a first map reach the second (map fusion): the second's ops are checked
     as if they were the first's; a split inside tf.cond's branches is not batched."""
-    ds = tf.data.TextLineDataset(text).map(tf.strings.split).map(lambda t: t[::-1]).batch(2)
-    assert ("__getitem__() has no batched form for them (values whose length varies per "
+    ds = tf.data.TextLineDataset(text).map(tf.strings.split).map(
+        lambda t: tf.gather(t, [0])).batch(2)
+    assert ("gather() has no batched form for them (values whose length varies per "
             "record, from the function's input)") in ds.plan_text()
+    rev = tf.data.TextLineDataset(text).map(tf.strings.split).map(
+        lambda t: t[::-1]).padded_batch(6)
+    assert "(vectorized)" in rev.plan_text()  # strided slices map rows to rows
+    assert [b.tolist() for b in rev][0][0] == [b"SAT", b"cat", b"The", b"", b""]
     first = tf.data.TextLineDataset(text).map(tf.strings.split).map(lambda t: t[0]).batch(2)
     assert "(vectorized)" in first.plan_text()  # an index reduces the rows
     with pytest.raises(tf.errors.InvalidArgumentError, match="slice index 0 of dimension 0"):

@@ -797,8 +797,24 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     return wrap(np.compress(m.reshape(-1), flat, axis=ax))
 
 
-@traceable("reverse", batch=lambda tensor, axis, name=None: np.flip(
-    tensor, tuple(shift_axis(shape_list(axis)))))
+def _reverse_batch(tensor, axis, name=None):
+    if _is_rows(tensor):  # each record's tokens reversed
+        return _getitem_rows(tensor, builtins.slice(None, None, -1))
+    return np.flip(tensor, tuple(shift_axis(shape_list(axis))))
+
+
+def _reverse_rows_kind(node):
+    """tf.reverse(tokens, [0]) of a record's 1-D tokens maps rows to rows."""
+    axis = node.args[1] if len(node.args) > 1 else node.kwargs.get("axis")
+    if not _rank1_rows(node) or isinstance(axis, Symbol):
+        return None
+    try:
+        return "map" if shape_list(axis) in ([0], [-1]) else None
+    except (TypeError, ValueError):
+        return None
+
+
+@traceable("reverse", batch=_reverse_batch, rows=_reverse_rows_kind)
 def reverse(tensor, axis, name=None):
     """``tf.reverse``: flips the given axes."""
     a = to_array(tensor)
@@ -939,15 +955,15 @@ def _getitem_rows_kind(node):
         key = key[0]
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         return "reduce"
-    if isinstance(key, builtins.slice) and key.step in (None, 1) and builtins.all(
+    if isinstance(key, builtins.slice) and builtins.all(
             b is None or (isinstance(b, (int, np.integer)) and not isinstance(b, bool))
-            for b in (key.start, key.stop)):
+            for b in (key.start, key.stop, key.step)) and key.step != 0:
         return "map"
     return None
 
 
 def _getitem_rows(rows, key):
-    """tokens[i] / tokens[a:b] of every record, on the rows' values (Python's rules
+    """tokens[i] / tokens[a:b:c] of every record, on the rows' values (Python's rules
     per row; an index out of range in any row fails the batch, which tf.data then
     runs per record for TensorFlow's error)."""
     if isinstance(key, tuple):
@@ -962,6 +978,8 @@ def _getitem_rows(rows, key):
             raise InvalidArgumentError(None, None, "slice index %d of dimension 0 out of "
                                        "bounds." % (i + short if i < 0 else i))
         return values[starts + (i if i >= 0 else lengths + i)]
+    if key.step not in (None, 1):
+        return _strided_rows(rows, type(rows), values, starts, lengths, splits.dtype, key)
     lo = np.zeros_like(lengths) if key.start is None else np.full_like(lengths, key.start)
     hi = lengths.copy() if key.stop is None else np.full_like(lengths, key.stop)
     lo = np.where(lo < 0, np.maximum(lengths + lo, 0), np.minimum(lo, lengths))
@@ -973,6 +991,30 @@ def _getitem_rows(rows, key):
                                                                 kept)
     return type(rows).from_row_splits(values[take], new_splits.astype(splits.dtype),
                                       validate=False)
+
+
+def _strided_rows(rows, kind, values, starts, lengths, splits_dtype, key):
+    """tokens[a:b:c] of every record: Python's slice.indices per row, vectorized."""
+    step = int(key.step)
+    if step > 0:
+        lo = np.zeros_like(lengths) if key.start is None else np.full_like(lengths, key.start)
+        hi = lengths.copy() if key.stop is None else np.full_like(lengths, key.stop)
+        lo = np.clip(np.where(lo < 0, lo + lengths, lo), 0, lengths)
+        hi = np.clip(np.where(hi < 0, hi + lengths, hi), 0, lengths)
+        kept = np.maximum((hi - lo + step - 1) // step, 0)
+    else:
+        lo = lengths - 1 if key.start is None else np.full_like(lengths, key.start)
+        hi = np.full_like(lengths, -1) if key.stop is None else np.full_like(lengths, key.stop)
+        lo = np.clip(np.where(lo < 0, lo + lengths, lo), -1, lengths - 1)
+        if key.stop is not None:
+            hi = np.clip(np.where(hi < 0, hi + lengths, hi), -1, lengths - 1)
+        kept = np.maximum((lo - hi - step - 1) // -step, 0)
+    new_splits = np.zeros(len(kept) + 1, np.int64)
+    np.cumsum(kept, out=new_splits[1:])
+    k = np.arange(new_splits[-1], dtype=np.int64) - np.repeat(new_splits[:-1], kept)
+    take = np.repeat(starts + lo, kept) + step * k
+    return kind.from_row_splits(values[take], new_splits.astype(splits_dtype),
+                                validate=False)
 
 
 def _getitem_batch(tensor, slice_spec):
