@@ -1213,6 +1213,8 @@ def _searchsorted_batch(sorted_sequence, values, side="left", out_type=_dt.int32
     # values both batched (row by row): one search of the whole batch. A constant
     # sequence of higher rank is searched record by record.
     seq, vals = to_array(sorted_sequence), to_array(values)
+    if seq.ndim == 1 and vals.ndim <= 1:  # a constant sequence, each record a scalar
+        raise InvalidArgumentError(None, None, "slice index -1 of dimension 0 out of bounds.")
     if seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=side)
     elif seq.ndim == vals.ndim:
