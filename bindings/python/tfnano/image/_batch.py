@@ -192,7 +192,7 @@ def resize_list(images, bo):
 def decode_batch(contents, size=None, channels=3, layout="NHWC", dtype="float32",
                  method="bilinear", scale=1.0 / 255.0, mean=None, std=None, dct_scale=False,
                  on_error="raise", num_threads=0, return_status=False, antialias=False):
-    """Decodes (and resizes) a batch of JPEG/PNG images on worker threads.
+    """Decodes (and resizes) a batch of JPEG / PNG / GIF / BMP images on worker threads.
 
     The entry point for PyTorch users and anyone outside tf.data::
 
