@@ -128,7 +128,7 @@ static int read_frames(GifFileType *gif, size_t len, gif_frames *fr, tfn_error *
         }
         if (DGifGetImageDesc(gif) == GIF_ERROR)
             break;
-        gif->Error = 0;
+        gif->Error = 0; /* a refusal below carries no giflib code */
         if (gif->Image.Width <= 0 || gif->Image.Height <= 0)
             break; /* what giflib's own reader refuses, with no error code */
         uint32_t w = (uint32_t)gif->Image.Width, h = (uint32_t)gif->Image.Height;
@@ -254,7 +254,6 @@ int tfn__gif_decode(const uint8_t *data, size_t len, const tfn_image_decode_opti
                          opt->channels);
     if (opt->crop)
         return tfn__fail(err, TFN_E_INVALID_ARG, "crop is for JPEG only; got a GIF");
-    info->format = TFN_IMAGE_GIF;
     gif_frames fr;
     memset(&fr, 0, sizeof fr);
     gif_input in = {data, len};

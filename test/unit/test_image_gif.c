@@ -1,8 +1,8 @@
 /* test_image_gif.c - lib/image's GIF decoder on files built here byte by byte: frame
  * composition (a patch, transparency, black where the first frame does not reach),
  * the canvas as large as the largest frame, the frame modes (first, all, still,
- * refuse), prefixes of a file (the complete frames, or a clean error), a huge declared frame refused
- * before giflib allocates it, and GIF in the fused batch. */
+ * refuse), prefixes of a file (the complete frames, or a clean error), a huge declared
+ * frame refused before any raster is allocated, and GIF in the fused batch. */
 #include "harness.h"
 #include "tfnano.h"
 
