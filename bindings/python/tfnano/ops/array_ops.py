@@ -946,8 +946,9 @@ def _getitem_impl(tensor, slice_spec):
 
 
 def _getitem_rows_kind(node):
-    """Indexing rows of 1-D records: a slice with constant bounds and step 1 maps them
-    (tokens[:n]), a constant integer index reduces them (tokens[0]); nothing else."""
+    """Indexing rows of 1-D records: a slice with constant bounds and step maps them
+    (tokens[:n], tokens[::-1]), a constant integer index reduces them (tokens[0]);
+    nothing else."""
     if not _rank1_rows(node) or len(node.args) < 2:
         return None
     key = node.args[1]
@@ -978,24 +979,12 @@ def _getitem_rows(rows, key):
             raise InvalidArgumentError(None, None, "slice index %d of dimension 0 out of "
                                        "bounds." % (i + short if i < 0 else i))
         return values[starts + (i if i >= 0 else lengths + i)]
-    if key.step not in (None, 1):
-        return _strided_rows(rows, type(rows), values, starts, lengths, splits.dtype, key)
-    lo = np.zeros_like(lengths) if key.start is None else np.full_like(lengths, key.start)
-    hi = lengths.copy() if key.stop is None else np.full_like(lengths, key.stop)
-    lo = np.where(lo < 0, np.maximum(lengths + lo, 0), np.minimum(lo, lengths))
-    hi = np.where(hi < 0, np.maximum(lengths + hi, 0), np.minimum(hi, lengths))
-    kept = np.maximum(hi - lo, 0)
-    new_splits = np.zeros(len(kept) + 1, np.int64)
-    np.cumsum(kept, out=new_splits[1:])
-    take = np.arange(new_splits[-1], dtype=np.int64) + np.repeat(starts + lo - new_splits[:-1],
-                                                                kept)
-    return type(rows).from_row_splits(values[take], new_splits.astype(splits.dtype),
-                                      validate=False)
+    return _slice_rows(type(rows), values, starts, lengths, key)
 
 
-def _strided_rows(rows, kind, values, starts, lengths, splits_dtype, key):
+def _slice_rows(kind, values, starts, lengths, key):
     """tokens[a:b:c] of every record: Python's slice.indices per row, vectorized."""
-    step = int(key.step)
+    step = 1 if key.step is None else int(key.step)
     if step > 0:
         lo = np.zeros_like(lengths) if key.start is None else np.full_like(lengths, key.start)
         hi = lengths.copy() if key.stop is None else np.full_like(lengths, key.stop)
@@ -1013,8 +1002,7 @@ def _strided_rows(rows, kind, values, starts, lengths, splits_dtype, key):
     np.cumsum(kept, out=new_splits[1:])
     k = np.arange(new_splits[-1], dtype=np.int64) - np.repeat(new_splits[:-1], kept)
     take = np.repeat(starts + lo, kept) + step * k
-    return kind.from_row_splits(values[take], new_splits.astype(splits_dtype),
-                                validate=False)
+    return kind.from_row_splits(values[take], new_splits, validate=False)
 
 
 def _getitem_batch(tensor, slice_spec):
