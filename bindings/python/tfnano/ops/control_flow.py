@@ -105,11 +105,16 @@ def _case_as_conds(pairs, default):
     return chain(0)
 
 
-def _no_case_error(preds):
+def _case_assertion(message, preds):
+    """tf.case's failed Assert as TensorFlow prints it: the message, then the flags."""
     from ..errors import InvalidArgumentError
     flags = " ".join(str(int(bool(np.asarray(p)))) for p in preds)
-    return InvalidArgumentError(None, None, "assertion failed: [Input error: None of "
-                                "conditions evaluated as True:] [%s]" % flags)
+    return InvalidArgumentError(None, None, "assertion failed: [Input error: %s:] [%s]"
+                                % (message, flags))
+
+
+def _no_case_error(preds):
+    return _case_assertion("None of conditions evaluated as True", preds)
 
 
 def _none_true_record(*preds):
@@ -127,11 +132,8 @@ _none_true = traceable("case_none_true", batch=_none_true_batch,
 
 
 def _exclusive_error(preds):
-    from ..errors import InvalidArgumentError
-    flags = " ".join(str(int(bool(np.asarray(p)))) for p in preds)
     # (TensorFlow's text also names the predicates' graph tensors, "(Greater:0, ...)")
-    return InvalidArgumentError(None, None, "assertion failed: [Input error: exclusive=True: "
-                                "more than 1 conditions evaluated as True:] [%s]" % flags)
+    return _case_assertion("exclusive=True: more than 1 conditions evaluated as True", preds)
 
 
 def _at_most_one_true_record(*preds):
