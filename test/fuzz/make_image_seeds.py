@@ -1,7 +1,8 @@
 """Writes the seed corpus of fuzz_image_decode (test/fuzz/corpus/image_decode): small
 JPEG, PNG and BMP files of every kind the decoders branch on, made with Pillow, and GIFs
 built by test/python/gif_files.py (frames at offsets, transparency, local tables,
-interlacing), each behind a control byte (see the harness). Run: build/venv/bin/python test/fuzz/make_image_seeds.py"""
+interlacing), each behind a control byte (see the harness).
+Run: build/venv/bin/python test/fuzz/make_image_seeds.py"""
 import io
 import os
 

@@ -160,7 +160,8 @@ def test_a_huge_declared_frame_is_refused_before_any_allocation():
     small = gif_bytes([Frame(np.zeros((1, 1), np.uint8))], palette=PALETTE)
     at = small.index(b",") + 5
     huge = small[:at] + b"\xff\xff\xff\xff" + small[at + 4:]
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"frames of up to 65535x65535 take 2\^29 bytes"):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"frames of up to 65535x65535 take 2\^29 bytes"):
         tf.io.decode_gif(huge)
 
 

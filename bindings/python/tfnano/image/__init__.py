@@ -1,5 +1,6 @@
 """tf.image for tfnano: decode, resize, encode and simple augmentation of JPEG / PNG
-(and decoding of GIF / BMP) images with TensorFlow's names and values (C, over libjpeg-turbo and libpng), plus
+(and decoding of GIF / BMP) images with TensorFlow's names and values (C, over
+libjpeg-turbo, libpng and giflib), plus
 ``decode_batch``: a whole batch decoded, resized and normalised on worker threads,
 NHWC or NCHW, for PyTorch users. See docs/images.md.
 

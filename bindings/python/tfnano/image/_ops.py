@@ -80,11 +80,12 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     if window.shape[0] != 4:
         raise _invalid("crop_window must have four elements %s" % (list(window.shape),))
     data = _codec.contents_bytes(contents, "DecodeAndCropJpeg")
-    if _codec.format_of(data) in (3, 4):
+    fmt = _codec.format_of(data)
+    if fmt in (3, 4):
         raise _invalid("DecodeAndCropJpeg operation can run on JPEG only, but detected %s."
-                       % ("GIF" if _codec.format_of(data) == 3 else "BMP"))
+                       % ("GIF" if fmt == 3 else "BMP"))
     _refuse_jpeg_rgba(data, channels)
-    if _codec.format_of(data) == 2:  # PNG through this op: whole image, then the window
+    if fmt == 2:  # PNG through this op: whole image, then the window
         img = _codec.decode(data, _codec.decode_options(channels=channels))
         y, x, h, w = (int(v) for v in window)
         return img[y:y + h, x:x + w]
@@ -133,7 +134,8 @@ def decode_bmp(contents, channels=0, name=None):
     if fmt != 4:
         name = {1: "JPEG", 2: "PNG", 3: "GIF"}.get(fmt)
         if name is None:
-            raise _invalid("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.")
+            raise _invalid("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, "
+                           "WebP required.")
         raise _invalid("Trying to decode %s format using DecodeBmp op. Use `decode_%s` or "
                        "`decode_image` instead." % (name, name.lower()))
     return _codec.decode(data, _codec.decode_options(channels=channels))

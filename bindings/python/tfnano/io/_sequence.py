@@ -254,9 +254,7 @@ def _as_context_error(e, names):
                     "%s" % (name, m.group(2), m.group(3)))
 
 
-_KIND_OF = {np.dtype(np.int64): ("int64_list", "int64"),
-            np.dtype(np.float32): ("float_list", "float"),
-            np.dtype(object): ("bytes_list", "string")}
+_VALUE_LIST = {"int64": "int64_list", "float32": "float_list", "string": "bytes_list"}
 
 
 def _context_dense_error(items, context_features, names):
@@ -277,14 +275,15 @@ def _context_dense_error(items, context_features, names):
     except Exception:  # noqa: BLE001 - a malformed record: the parser's text stands
         return None
 
-    def kind_of(key, f):
-        return _KIND_OF.get(np.dtype(_kinds._dtype(f.dtype).as_numpy_dtype), (None, None))
+    def kind_of(f):  # the Feature's value list, and TensorFlow's name of the dtype
+        name = _kinds._dtype(f.dtype).name
+        return _VALUE_LIST.get(name), _p._TF_NAMES.get(name, name)
 
     def feature(r, key):
         return r.context.feature[key] if key in r.context.feature else None
 
     for key, f in context_features.items():
-        want, tname = kind_of(key, f)
+        want, tname = kind_of(f)
         for d, r in enumerate(recs):
             feat = feature(r, key)
             kind = None if feat is None else feat.WhichOneof("kind")
@@ -292,7 +291,7 @@ def _context_dense_error(items, context_features, names):
                 return ("Name: %s, Context feature: %s.  Data types don't match. Expected "
                         "type: %s" % (_name(names, d), key, tname))
     for key, f in dense:
-        want, tname = kind_of(key, f)
+        want, tname = kind_of(f)
         expected = int(np.prod(f.shape, dtype=np.int64)) if len(f.shape) else 1
         default = 0 if f.default_value is None else int(np.size(f.default_value))
         counts = []
