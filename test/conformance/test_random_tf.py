@@ -99,3 +99,48 @@ def test_stateless_categorical_split_fold_in(seed):
                 lambda lib: lib.random.fold_in(seed, 7),
                 lambda lib: lib.random.fold_in(np.array(seed, np.int64), np.int64(2 ** 40))):
         same(run(tf), run(tn))
+
+
+def epochs(ds, n=2):
+    return [[np.asarray(e.numpy() if hasattr(e, "numpy") else e).tolist() for e in ds]
+            for _ in range(n)]
+
+
+def both_orders(make):
+    tf.random.set_seed(None)
+    tn.random.set_seed(None)
+    assert epochs(make(tn)) == epochs(make(tf))
+
+
+@pytest.mark.parametrize("seed", [0, 3, 2 ** 40])
+@pytest.mark.parametrize("buffer", [1, 7, 20, 64])
+@pytest.mark.parametrize("reshuffle", [None, False])
+def test_shuffle_order(seed, buffer, reshuffle):
+    both_orders(lambda lib: lib.data.Dataset.range(40).shuffle(
+        buffer, seed=seed, reshuffle_each_iteration=reshuffle))
+
+
+@pytest.mark.parametrize("global_seed", [1, 77])
+def test_shuffle_order_from_the_global_seed(global_seed):
+    def make(lib):
+        lib.random.set_seed(global_seed)
+        lib.random.uniform([1])  # an op before takes the first op seed
+        return lib.data.Dataset.range(30).shuffle(8).repeat(2).batch(4)
+    assert epochs(make(tn), 1) == epochs(make(tf), 1)
+
+
+def test_list_files_order(tmp_path):
+    for i in range(9):
+        (tmp_path / ("part-%d.txt" % i)).write_text("x")
+    both_orders(lambda lib: lib.data.Dataset.list_files(str(tmp_path / "*.txt"), seed=21))
+
+
+@pytest.mark.parametrize("weights", [None, [0.2, 0.5, 0.3], [0.5, 0.0, 0.5],
+                                     np.array([0.9, 0.05, 0.05])])
+@pytest.mark.parametrize("stop", [False, True])
+@pytest.mark.parametrize("seed", [1, 9])
+def test_sample_from_datasets_order(weights, stop, seed):
+    both_orders(lambda lib: lib.data.Dataset.sample_from_datasets(
+        [lib.data.Dataset.range(0, 10), lib.data.Dataset.range(100, 103),
+         lib.data.Dataset.range(200, 220)], weights=weights, seed=seed,
+        stop_on_empty_dataset=stop))

@@ -237,7 +237,8 @@ class Dataset:
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                              rerandomize_each_iteration=None):
         from .ops.sample import sample_from_datasets
-        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+                                    rerandomize_each_iteration)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
