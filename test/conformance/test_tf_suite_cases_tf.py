@@ -96,3 +96,11 @@ def test_parse_tensor_of_a_batch(shape):
         return lib.io.parse_tensor(lib.constant(np.full(shape, record, dtype=object)),
                                    lib.float32)
     assert _same(run)[0] == "error"
+
+
+@pytest.mark.parametrize("size", [64, [64], (64,), [64, 32, 1], np.int32(64), "ab",
+                                  [64.0, 32.0], [[64, 32]], [6, 5], np.array([6.0, 5.0]),
+                                  [np.int64(6), 5], (4, np.float32(5)), [2 ** 40, 3],
+                                  [True, False]])
+def test_image_resize_size_argument(size):
+    _same(lambda lib: lib.image.resize(np.zeros((8, 8, 3), np.float32), size))
