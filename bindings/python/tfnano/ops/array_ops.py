@@ -420,8 +420,23 @@ def _fill_batch(dims, value, name=None):
     raise TraceError("tf.fill with a traced shape and a constant value has no batch size")
 
 
+def _known_shape_value(sym):
+    """The value of `sym` when it is tf.shape() of a tensor whose shape is fully known
+    (TensorFlow folds it to a constant while tracing), else None."""
+    for node in reversed(sym.graph.nodes):
+        if node.outputs is sym:
+            x = node.args[0] if node.op.name == "shape" and node.args else None
+            if isinstance(x, Symbol) and x.spec.shape is not None and \
+                    None not in x.spec.shape:
+                return tuple(int(d) for d in x.spec.shape)
+            return None
+    return None
+
+
 def _fill_infer(dims, value, name=None):
     dtype = value.spec.dtype if isinstance(value, Symbol) else to_array(value).dtype
+    if isinstance(dims, Symbol) and _known_shape_value(dims) is not None:
+        return Spec(dtype, _known_shape_value(dims))
     if isinstance(dims, Symbol):
         n = None if dims.spec.shape is None else dims.spec.shape[0]
         return Spec(dtype, None if n is None else (None,) * n)

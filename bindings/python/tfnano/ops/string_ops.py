@@ -367,11 +367,12 @@ def _as_string_one(v, kind, precision, scientific, shortest, width, fill):
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
               name=None):  # noqa: A002
     """``tf.strings.as_string``: "%d" for integers, "%f" (6 decimals) for floats,
-    "true"/"false" for bools."""
+    "true"/"false" for bools; strings as they are (padded to `width`)."""
     a = to_array(input)
-    if a.dtype == object:
-        raise InvalidArgumentError(None, None, "Value for attr 'T' of string is not in the "
-                                   "list of allowed values")
+    if a.dtype == object:  # strings pass through, right-justified to `width` with spaces
+        w = max(int(width), 0)
+        return wrap(_map(lambda v: v.rjust(w) if isinstance(v, bytes) else
+                         str(v).encode().rjust(w), a))
     return wrap(_map(lambda v: _as_string_one(v, a.dtype.kind, precision, scientific,
                                               shortest, width, fill), a))
 

@@ -1,0 +1,58 @@
+"""What the differential pipeline fuzzer (test/conformance/test_fuzz_pipelines_tf.py)
+found, fixed, each checked here against TensorFlow 2.21's observed behaviour."""
+import numpy as np
+import pytest
+
+import tfnano as tf
+
+
+def test_a_list_inside_the_returned_structure_packs_with_the_tensors_dtype():
+    ds = tf.data.Dataset.range(3).map(lambda x: (x, [x * 2]))
+    assert repr(ds.element_spec[1]) == "TensorSpec(shape=(1,), dtype=tf.int64, name=None)"
+    second = list(ds)[1][1]
+    assert second.numpy().dtype == np.int64 and second.numpy().tolist() == [2]
+    d2 = tf.data.Dataset.range(2).map(lambda x: {"a": [x, 7]})
+    assert repr(d2.element_spec["a"]) == "TensorSpec(shape=(2,), dtype=tf.int64, name=None)"
+    assert [e["a"].numpy().tolist() for e in d2] == [[0, 7], [1, 7]]
+
+
+def test_a_list_of_tensors_of_two_dtypes_fails_as_pack_does():
+    ds = tf.data.Dataset.range(2).map(lambda x: (x, [x, tf.cast(x, tf.float32)]))
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        list(ds)
+    assert "cannot compute Pack as input #1(zero-based) was expected to be a int64 " \
+        "tensor but is a float tensor" in str(e.value)
+
+
+def test_unbatch_refuses_scalars_and_unequal_leading_dimensions_when_made():
+    with pytest.raises(ValueError, match="^Cannot unbatch an input with scalar components"):
+        tf.data.Dataset.range(3).unbatch()
+    with pytest.raises(ValueError) as e:
+        tf.data.Dataset.from_tensors((np.zeros(3), {"k": np.zeros((2, 1))})).unbatch()
+    assert str(e.value) == ("`unbatch()` is only supported for datasets of elements whose "
+                            "components have a matching leading dimension. Encountered "
+                            "both 3 and 2.")
+    ok = tf.data.Dataset.from_tensors((np.zeros(3), np.zeros((3, 2)))).unbatch()
+    assert len(list(ok)) == 3
+
+
+def test_as_string_passes_strings_through():
+    assert tf.strings.as_string(tf.constant([b"ab", b"c"])).numpy().tolist() == [b"ab", b"c"]
+    assert tf.strings.as_string("x", width=3).numpy() == b"  x"
+    ds = tf.data.Dataset.range(2).map(lambda x: tf.strings.as_string(tf.strings.as_string(x)))
+    assert [e.numpy() for e in ds] == [b"0", b"1"]
+
+
+def test_fill_of_a_known_shape_has_that_static_shape():
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros((4, 2, 2))).map(
+        lambda x: tf.fill(tf.shape(x), 0.5))
+    assert repr(ds.element_spec) == "TensorSpec(shape=(2, 2), dtype=tf.float32, name=None)"
+    dyn = tf.data.Dataset.range(3).batch(2).map(lambda x: tf.fill(tf.shape(x), 1))
+    assert repr(dyn.element_spec) == "TensorSpec(shape=(None,), dtype=tf.int32, name=None)"
+
+
+def test_interleave_keeps_unknown_sizes_unknown():
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros((5, 3))).padded_batch(4)
+    out = ds.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)
+    assert repr(out.element_spec) == "TensorSpec(shape=(None, 3), dtype=tf.float64, name=None)"
+    assert [e.shape[0] for e in out] == [4, 1, 4, 1]
