@@ -49,6 +49,40 @@ def test_random_pipelines(pipeline, tmp_path_factory):
 
 # Cases the fuzzer found, kept as they were drawn.
 FOUND = [
+    # fill(shape(x)) of a known shape: TensorFlow's static shape, not [None, None]
+    (("range", (1,)), (("enumerate",), ("batch", 3, True), ("map", "fill_like", 0.5),
+                       ("map", "one_hot", 3))),
+    (("slices", ("dict", ("k0", ("dict", ("k0", ("leaf", "float64", (6, 2, 2), 5)),
+                                 ("k1", ("leaf", "float32", (6,), 3)))),
+                 ("k1", ("dict", ("k0", ("leaf", "float64", (6, 2, 2), 4)))))),
+     (("map", "fill_like", 0.5),)),
+    # unbatch of scalars, and of unequal leading dimensions: ValueError when made
+    (("slices", ("leaf", "string", (7, 2, 2), 715)), (("unbatch",), ("unbatch",),
+                                                      ("unbatch",))),
+    (("range", (0, 11, 4)), (("repeat", 1), ("unbatch",), ("filter", 2))),
+    (("slices", ("tuple", ("leaf", "float32", (0, 3), 750),
+                 ("dict", ("k0", ("leaf", "int32", (0, 3), 127)),
+                  ("k2", ("leaf", "float64", (0, 2), 3))))),
+     (("map", "cast_float", 2), ("unbatch",), ("unbatch",))),
+    # a list inside the returned structure: one tensor of the tensors' dtype
+    (("records", ()), ()),
+    (("records", (((), (0.0, 992724.8125), b")"), ((7,), (-2.5, 501933.4375), b"/"))),
+     (("batch", 2, False),)),
+    (("slices", ("tuple", ("leaf", "int32", (6, 2, 2), 3), ("leaf", "float64", (6, 2), 763))),
+     (("unbatch",), ("take", 3), ("padded_batch", 4, False), ("map", "fill_like", 0.5))),
+    # interleave of batches with an unknown first dimension keeps it unknown
+    (("slices", ("leaf", "float64", (5, 3), 564)),
+     (("map", "cast_float", -1), ("prefetch", 2), ("padded_batch", 4, False),
+      ("interleave", 2, 2))),
+    # one string indexed out of a string tensor: .numpy() is bytes, as TensorFlow's
+    (("slices", ("dict", ("k0", ("leaf", "int32", (4, 3), 26)),
+                 ("k1", ("leaf", "string", (4, 3), 72)))), (("map", "index_zero", True),)),
+    # shuffle (and maps after it) then repeat(0): TensorFlow's fused ShuffleAndRepeat
+    # refuses the count when the iterator is made
+    (("range", (0,)), (("map", "as_list", 2), ("shuffle", 1, 0), ("repeat", 0))),
+    # as_string of strings
+    (("slices", ("tuple", ("leaf", "int64", (2,), 2))), (("map", "as_string", 2),
+                                                         ("map", "as_string", 2))),
 ]
 
 

@@ -56,3 +56,26 @@ def test_interleave_keeps_unknown_sizes_unknown():
     out = ds.interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)
     assert repr(out.element_spec) == "TensorSpec(shape=(None, 3), dtype=tf.float64, name=None)"
     assert [e.shape[0] for e in out] == [4, 1, 4, 1]
+
+
+def test_one_string_taken_from_a_string_tensor_in_a_map_is_bytes():
+    src = tf.data.Dataset.from_tensor_slices(np.array([[b"ab", b"c"]] * 3, dtype=object))
+    for fn in (lambda x: x[0], lambda x: tf.gather(x, 1)):
+        got = next(iter(src.map(fn))).numpy()
+        assert type(got) is bytes
+
+
+def test_fill_of_a_partly_known_shape_keeps_the_known_sizes():
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros((6, 2, 2), np.int32)).padded_batch(4)
+    out = ds.map(lambda x: tf.fill(tf.shape(x), 0.5))
+    assert repr(out.element_spec) == \
+        "TensorSpec(shape=(None, 2, 2), dtype=tf.float32, name=None)"
+
+
+def test_shuffle_then_repeat_zero_fails_as_tensorflows_fused_op():
+    for ds in (tf.data.Dataset.range(3).shuffle(2).repeat(0),
+               tf.data.Dataset.range(3).shuffle(2, seed=1).map(lambda x: x).repeat(-2)):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="^count must be greater than zero or equal to -1.$"):
+            list(ds)
+    assert list(tf.data.Dataset.range(3).repeat(0)) == []

@@ -421,14 +421,13 @@ def _fill_batch(dims, value, name=None):
 
 
 def _known_shape_value(sym):
-    """The value of `sym` when it is tf.shape() of a tensor whose shape is fully known
-    (TensorFlow folds it to a constant while tracing), else None."""
+    """The static shape of x when `sym` is tf.shape(x) and x's rank is known (what
+    TensorFlow's shape inference reads from it, unknown sizes None), else None."""
     for node in reversed(sym.graph.nodes):
         if node.outputs is sym:
             x = node.args[0] if node.op.name == "shape" and node.args else None
-            if isinstance(x, Symbol) and x.spec.shape is not None and \
-                    None not in x.spec.shape:
-                return tuple(int(d) for d in x.spec.shape)
+            if isinstance(x, Symbol) and x.spec.shape is not None:
+                return tuple(x.spec.shape)
             return None
     return None
 
