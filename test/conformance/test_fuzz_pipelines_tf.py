@@ -80,6 +80,10 @@ FOUND = [
     # shuffle (and maps after it) then repeat(0): TensorFlow's fused ShuffleAndRepeat
     # refuses the count when the iterator is made
     (("range", (0,)), (("map", "as_list", 2), ("shuffle", 1, 0), ("repeat", 0))),
+    # expand_dims keeps the known sizes of the element spec
+    (("slices", ("dict", ("k0", ("leaf", "int32", (0, 2), 231)),
+                 ("k1", ("leaf", "float64", (0, 2, 2), 545)))),
+     (("batch", 1, False), ("map", "cast_int64", 2), ("filter", 2), ("map", "expand", -1))),
     # as_string of strings
     (("slices", ("tuple", ("leaf", "int64", (2,), 2))), (("map", "as_string", 2),
                                                          ("map", "as_string", 2))),

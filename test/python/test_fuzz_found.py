@@ -79,3 +79,11 @@ def test_shuffle_then_repeat_zero_fails_as_tensorflows_fused_op():
                            match="^count must be greater than zero or equal to -1.$"):
             list(ds)
     assert list(tf.data.Dataset.range(3).repeat(0)) == []
+
+
+def test_expand_dims_keeps_the_known_sizes_in_the_spec():
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros((0, 2), np.int32)).batch(1)
+    got = [repr(ds.map(lambda x: tf.expand_dims(x, ax)).element_spec.shape)
+           for ax in (0, 1, -1)]
+    assert got == ["TensorShape([1, None, 2])", "TensorShape([None, 1, 2])",
+                   "TensorShape([None, 2, 1])"]

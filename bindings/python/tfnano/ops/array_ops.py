@@ -195,8 +195,25 @@ def _expand_axis(a, axis):
     return axis
 
 
+def _expand_dims_infer(input, axis, name=None):  # noqa: A002
+    """The input's static shape with a 1 at `axis` (unknown sizes stay unknown)."""
+    s = input.spec if isinstance(input, Symbol) else Spec(to_array(input).dtype,
+                                                           to_array(input).shape)
+    if s.shape is None:
+        return Spec(s.dtype, None)
+    n = len(s.shape)
+    if isinstance(axis, Symbol):
+        return Spec(s.dtype, (None,) * (n + 1))
+    ax = int(plain(axis))
+    if ax < -n - 1 or ax > n:
+        raise InvalidArgumentError(None, None, "Tried to expand dim index %d for tensor with "
+                                   "%d dimensions." % (ax, n))
+    ax = ax + n + 1 if ax < 0 else ax
+    return Spec(s.dtype, s.shape[:ax] + (1,) + s.shape[ax:])
+
+
 @traceable("expand_dims", batch=lambda input, axis, name=None: np.expand_dims(
-    input, shift_axis(int(axis))))
+    input, shift_axis(int(axis))), infer=_expand_dims_infer)
 def expand_dims(input, axis, name=None):  # noqa: A002
     """``tf.expand_dims``: axis in [-rank-1, rank]."""
     a = to_array(input)
