@@ -87,3 +87,12 @@ def test_expand_dims_keeps_the_known_sizes_in_the_spec():
            for ax in (0, 1, -1)]
     assert got == ["TensorShape([1, None, 2])", "TensorShape([None, 1, 2])",
                    "TensorShape([None, 2, 1])"]
+
+
+def test_indexing_keeps_the_known_sizes_in_the_spec():
+    ds = tf.data.Dataset.from_tensor_slices(np.zeros((5, 2), np.int32)).batch(2)
+    cases = [(lambda x: x[0], "[2]"), (lambda x: x[:1], "[None, 2]"),
+             (lambda x: x[..., 0], "[None]"), (lambda x: x[:, :1], "[None, 1]"),
+             (lambda x: x[-1], "[2]")]
+    for fn, want in cases:
+        assert repr(ds.map(fn).element_spec.shape) == "TensorShape(%s)" % want

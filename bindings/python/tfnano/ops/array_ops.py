@@ -1057,8 +1057,38 @@ def _getitem_infer(tensor, slice_spec):
     out = plain(_getitem_impl(stand_in, slice_spec))
     dtype = spec.dtype  # indexing keeps it (an object stand-in's zeros would read int64)
     if None in spec.shape:
-        return Spec(dtype, (None,) * out.ndim)
+        known = _index_known(spec.shape, parts)
+        if known is None or len(known) != out.ndim:
+            return Spec(dtype, (None,) * out.ndim)
+        return Spec(dtype, tuple(d if k else None for d, k in zip(out.shape, known)))
     return Spec(dtype, out.shape)
+
+
+def _index_known(shape, parts):
+    """Per output dimension of basic indexing, whether its size is static (as
+    TensorFlow's shape inference has it: an integer drops a dimension, a slice of an
+    unknown size is unknown, a new axis is 1); None for other kinds of index."""
+    consumed = 0
+    for p in parts:
+        if p is Ellipsis or p is None:
+            continue
+        if not isinstance(p, (builtins.slice, int, np.integer)):
+            return None
+        consumed += 1
+    known, i = [], 0
+    for p in parts:
+        if p is Ellipsis:
+            k = len(shape) - consumed
+            known += [shape[i + j] is not None for j in range(k)]
+            i += k
+        elif p is None:
+            known.append(True)
+        elif isinstance(p, builtins.slice):
+            known.append(shape[i] is not None)
+            i += 1
+        else:
+            i += 1
+    return known + [d is not None for d in shape[i:]]
 
 
 getitem = traceable("__getitem__", batch=_getitem_batch, infer=_getitem_infer,
