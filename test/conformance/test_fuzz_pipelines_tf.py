@@ -86,6 +86,8 @@ FOUND = [
      (("batch", 1, False), ("map", "cast_int64", 2), ("filter", 2), ("map", "expand", -1))),
     # an integer index keeps the other known sizes of the element spec
     (("slices", ("leaf", "int32", (0, 2), 0)), (("batch", 1, False), ("map", "index_zero", 2))),
+    # a string op on numbers: TensorFlow's TypeError when the map is made
+    (("range", (0,)), (("map", "upper", 2),)),
     # as_string of strings
     (("slices", ("tuple", ("leaf", "int64", (2,), 2))), (("map", "as_string", 2),
                                                          ("map", "as_string", 2))),

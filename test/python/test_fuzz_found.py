@@ -96,3 +96,10 @@ def test_indexing_keeps_the_known_sizes_in_the_spec():
              (lambda x: x[-1], "[2]")]
     for fn, want in cases:
         assert repr(ds.map(fn).element_spec.shape) == "TensorShape(%s)" % want
+
+
+def test_string_case_ops_refuse_numbers_when_the_map_is_made():
+    with pytest.raises(TypeError) as e:
+        tf.data.Dataset.range(0).map(tf.strings.upper)
+    assert str(e.value) == ("Input 'input' of 'StringUpper' Op has type int64 that does not "
+                            "match expected type of string.")
