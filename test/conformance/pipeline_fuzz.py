@@ -277,6 +277,8 @@ def error_text(e):
     if msg.startswith("in user code:"):  # TensorFlow's trace-time wrapper: its last line
         last = [ln for ln in msg.splitlines() if ln.strip()][-1].strip()
         msg = re.sub(r"^\w+(Error|Exception): ", "", last)
+    if msg.startswith("Unsupported return value from function passed to "):
+        msg = msg.split("():")[0] + "()"  # then the result's repr: graph tensors in TF
     msg = re.sub(r"\{\{function_node [^}]*\}\} ?", "", msg)
     msg = re.sub(r" \[Op:\w+\]( name: .*)?$", "", msg)
     return msg.strip().splitlines()[0] if msg.strip() else ""

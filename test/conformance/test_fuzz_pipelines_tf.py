@@ -88,6 +88,9 @@ FOUND = [
     (("slices", ("leaf", "int32", (0, 2), 0)), (("batch", 1, False), ("map", "index_zero", 2))),
     # a string op on numbers: TensorFlow's TypeError when the map is made
     (("range", (0,)), (("map", "upper", 2),)),
+    # a list that cannot be packed (a vector and a scalar): refused when made
+    (("slices", ("leaf", "int32", (0, 2), 0)), (("map", "nested_dict", 2), ("batch", 1, False),
+                                                ("map", "as_list", 2))),
     # as_string of strings
     (("slices", ("tuple", ("leaf", "int64", (2,), 2))), (("map", "as_string", 2),
                                                          ("map", "as_string", 2))),

@@ -62,6 +62,24 @@ def _lists_with_symbols(s):
     return False
 
 
+def _unpackable_list(s):
+    """A list in a traced result whose tensors TensorFlow cannot pack into one (items
+    of different ranks or dtypes): TensorFlow refuses the function when it traces it."""
+    if isinstance(s, dict):
+        return any(_unpackable_list(v) for v in s.values())
+    if isinstance(s, tuple):
+        return any(_unpackable_list(v) for v in s)
+    if not (isinstance(s, list) and _trace.has_symbol(s)):
+        return False
+    specs = [v.spec if isinstance(v, _trace.Symbol) else
+             structure.spec_of_value(structure.to_tensor(v)) for v in s]
+    if any(not isinstance(x, _trace.Spec) or x.shape is None for x in specs):
+        return False
+    first = next(v.spec for v in s if isinstance(v, _trace.Symbol))
+    return len({len(x.shape) for x in specs}) > 1 or any(
+        isinstance(v, _trace.Symbol) and v.spec.dtype != first.dtype for v in s)
+
+
 def _packed_spec(specs):
     """The spec of the tensor a list of tensors packs into: the first tensor's dtype,
     the list's length, then the items' shape (a dimension unknown where they differ)."""
@@ -102,6 +120,9 @@ class StructuredFunction:
             return
         if type(graph.outputs) is list:  # as TensorFlow packs a returned list
             graph.outputs = tuple(graph.outputs)
+        if self.transformation == "map" and _unpackable_list(graph.outputs):
+            raise TypeError("Unsupported return value from function passed to "
+                            "Dataset.map(): %r." % (graph.outputs,))
         self.graph = graph
         self.batch_reason = graph.vectorizable()
         if self.batch_reason is not None:
