@@ -6,7 +6,7 @@ cache, enumerate; Python scalars as arguments) run under TensorFlow 2.21 and tfn
 element by element: values, the type and dtype of .numpy(), shapes, element_spec,
 order, and the error class and text.
 
-make conformance runs a fixed, derandomized budget (TFNANO_FUZZ_EXAMPLES, default 150);
+make conformance runs a fixed, derandomized budget (TFNANO_FUZZ_EXAMPLES, default 80);
 make fuzz-pipelines a longer random run. Every case it found is kept below as an
 explicit regression test."""
 import os
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tfnano as tn  # noqa: E402
 import pipeline_fuzz as pf  # noqa: E402
 
-EXAMPLES = int(os.environ.get("TFNANO_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("TFNANO_FUZZ_EXAMPLES", "80"))
 RANDOM = os.environ.get("TFNANO_FUZZ_RANDOM", "") == "1"
 STRICT = os.environ.get("TFNANO_FUZZ_STRICT", "") == "1"
 
