@@ -7,6 +7,27 @@ INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
 
 
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                  num_parallel_calls=None):
+    """TF1-era fused map + batch (BERT's input_fn): the same elements as
+    ``ds.map(map_func).batch(batch_size, drop_remainder)``."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError(
+            "`map_and_batch` allows only one of `num_parallel_batches` and "
+            "`num_parallel_calls` to be set, but `num_parallel_batches` was set to %s "
+            "and `num_parallel_calls` as set to %s." % (num_parallel_batches,
+                                                       num_parallel_calls))
+    if num_parallel_calls is None:
+        num_parallel_calls = batch_size * (num_parallel_batches or 1)
+    return lambda ds: ds.map(map_func, num_parallel_calls=num_parallel_calls).batch(
+        batch_size, drop_remainder=drop_remainder)
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """Deprecated fused shuffle + repeat: ``ds.shuffle(buffer_size, seed).repeat(count)``."""
+    return lambda ds: ds.shuffle(buffer_size, seed).repeat(count)
+
+
 def ignore_errors(log_warning=False):
     return lambda ds: ds.ignore_errors(log_warning)
 

@@ -26,6 +26,15 @@ _HERE = {
     "to_int32": ("tfnano.compat.v1._casts", "to_int32"),
     "to_int64": ("tfnano.compat.v1._casts", "to_int64"),
     "string_split": ("tfnano.compat.v1._casts", "string_split"),
+    # TF1 top-level spellings of TF2 names (the census counts each in 3+ public files)
+    "random_uniform": ("tfnano.ops.random_ops", "uniform"),
+    "random_normal": ("tfnano.ops.random_ops", "normal"),
+    "random_crop": ("tfnano.image", "random_crop"),
+    "log": ("tfnano.ops.math_ops", "log"),
+    "string_to_number": ("tfnano.ops.string_ops", "to_number"),
+    "decode_csv": ("tfnano.io", "decode_csv"),
+    "decode_raw": ("tfnano.io", "decode_raw"),
+    "sparse_tensor_to_dense": ("tfnano.sparse", "to_dense"),
 }
 
 _GRAPH_MODE = {"Session", "InteractiveSession", "placeholder", "placeholder_with_default",
