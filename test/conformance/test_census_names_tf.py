@@ -201,3 +201,108 @@ def test_tf1_spellings_and_small_helpers():
     shape_tf, shape_tn = tf.TensorShape([3, None]), tn.TensorShape([3, None])
     assert [tf.compat.dimension_value(d) for d in shape_tf] == \
         [tn.compat.dimension_value(d) for d in shape_tn] == [3, None]
+
+
+def test_parallel_interleave_order():
+    def pipe(m):
+        return m.data.Dataset.range(1, 6).apply(
+            m.compat.v1.data.experimental.parallel_interleave(
+                lambda x: m.data.Dataset.from_tensors(x).repeat(x), cycle_length=2,
+                block_length=2))
+    assert run(pipe(tf)) == run(pipe(tn))
+
+
+def test_tensordot():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    b = np.arange(12, dtype=np.float32).reshape(4, 3)
+    for x, y, axes in [(a, b, [[1, 2], [1, 0]]), (a, b, 1), ([[1, 2], [3, 4]], [1, 1], 1),
+                       (a[0], a[1], [[0], [0]])]:
+        r_tf, r_tn = tf.tensordot(x, y, axes).numpy(), np.asarray(tn.tensordot(x, y, axes))
+        assert r_tf.dtype == r_tn.dtype and r_tf.shape == r_tn.shape
+        np.testing.assert_allclose(r_tf, r_tn, rtol=1e-6)
+    same_error(lambda: tf.tensordot(a[0], b.astype(np.float64), 1),
+               lambda: tn.tensordot(a[0], b.astype(np.float64), 1))
+    same_error(lambda: tf.tensordot(np.ones((2, 3)), np.ones((2, 2)), 1),
+               lambda: tn.tensordot(np.ones((2, 3)), np.ones((2, 2)), 1))
+
+
+def test_reverse_sequence():
+    x = np.arange(24).reshape(3, 4, 2)
+    for lens, seq, batch in [([1, 3, 4], 1, 0), ([0, 2], 0, 2), ([2, 1, 4], 1, None)]:
+        r_tf = tf.reverse_sequence(x, lens, seq_axis=seq, batch_axis=batch).numpy()
+        r_tn = np.asarray(tn.reverse_sequence(x, lens, seq_axis=seq, batch_axis=batch))
+        assert r_tf.dtype == r_tn.dtype and r_tf.tolist() == r_tn.tolist()
+    for lens, seq in [([1, 5, 2], 1), ([1, 2], 1)]:
+        same_error(lambda: tf.reverse_sequence(x, lens, seq_axis=seq),
+                   lambda: tn.reverse_sequence(x, lens, seq_axis=seq))
+    same_error(lambda: tf.reverse_sequence(x, [1, 2, 3]),
+               lambda: tn.reverse_sequence(x, [1, 2, 3]))
+
+
+def test_ragged_from_sparse():
+    args = ([[0, 0], [0, 1], [2, 0]], [1, 2, 3], [4, 5])
+    r_tf = tf.RaggedTensor.from_sparse(tf.sparse.SparseTensor(*args))
+    r_tn = tn.RaggedTensor.from_sparse(tn.sparse.SparseTensor(*args))
+    assert r_tf.to_list() == r_tn.to_list()
+    assert np.asarray(r_tn.row_splits).dtype == r_tf.row_splits.numpy().dtype
+    bad = ([[0, 1], [2, 0]], [1, 3], [4, 5])
+    same_error(lambda: tf.RaggedTensor.from_sparse(tf.sparse.SparseTensor(*bad)),
+               lambda: tn.RaggedTensor.from_sparse(tn.sparse.SparseTensor(*bad)))
+    same_error(lambda: tf.RaggedTensor.from_sparse(tf.sparse.SparseTensor([[0, 0, 0]], [1],
+                                                                          [1, 1, 1])),
+               lambda: tn.RaggedTensor.from_sparse(tn.sparse.SparseTensor([[0, 0, 0]], [1],
+                                                                          [1, 1, 1])))
+
+
+def _hsv_images():
+    rng = np.random.default_rng(0)
+    u8 = rng.integers(0, 256, (2, 9, 11, 3)).astype(np.uint8)
+    edge = np.array([[[0, 0, 0], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0],
+                      [0.5, 0.5, 0.2], [0.2, 0.5, 0.5]]], np.float32)
+    return [u8, u8[0], rng.random((9, 11, 3)).astype(np.float32),
+            np.repeat(u8[..., :1], 3, -1), edge]
+
+
+@pytest.mark.parametrize("factor", [0.0, 0.3, 1.0, 1.7, 5.0])
+def test_adjust_saturation_bit_exact(factor):
+    for im in _hsv_images():
+        a = tf.image.adjust_saturation(im, factor).numpy()
+        b = np.asarray(tn.image.adjust_saturation(im, factor))
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("delta", [-1.0, -0.7, -0.2, 0.0, 0.1, 0.45, 1.0])
+def test_adjust_hue_bit_exact(delta):
+    for im in _hsv_images():
+        a = tf.image.adjust_hue(im, delta).numpy()
+        b = np.asarray(tn.image.adjust_hue(im, delta))
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, im: m.image.adjust_hue(im, 1.5),
+    lambda m, im: m.image.random_hue(im, 0.6),
+    lambda m, im: m.image.random_hue(im, -0.1),
+    lambda m, im: m.image.random_saturation(im, 2.0, 1.0),
+    lambda m, im: m.image.random_saturation(im, -1.0, 1.0),
+    lambda m, im: m.image.adjust_saturation(im[..., :2], 0.5),
+    lambda m, im: m.image.adjust_hue(im[0, 0], 0.5),
+])
+def test_hsv_errors(call):
+    im = _hsv_images()[2]
+    same_error(lambda: call(tf, im), lambda: call(tn, im))
+
+
+def test_random_hue_and_saturation_are_an_adjust_with_some_factor():
+    im = _hsv_images()[2]
+    out = np.asarray(tn.image.random_saturation(im, 0.5, 1.5, seed=3))
+    assert out.dtype == np.float32 and out.shape == im.shape
+    # a saturation change keeps each pixel's value (its max channel)
+    np.testing.assert_allclose(out.max(-1), im.max(-1), rtol=1e-6)
+    out = np.asarray(tn.image.random_hue(im, 0.2, seed=3))
+    assert out.dtype == np.float32 and out.shape == im.shape
+    # a hue shift keeps each pixel's max and min channel
+    np.testing.assert_allclose(out.max(-1), im.max(-1), rtol=1e-6)
+    np.testing.assert_allclose(out.min(-1), im.min(-1), rtol=1e-6, atol=1e-7)

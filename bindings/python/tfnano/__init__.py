@@ -53,6 +53,7 @@ _OPS = {
     "floor sin cos tanh sigmoid realdiv:truediv asin acos atan atan2 sinh cosh asinh acosh "
     "atanh scalar_mul",
     "tfnano.ops.linalg": "matmul eye norm",
+    "tfnano.ops.more_array_ops": "tensordot reverse_sequence",
     "tfnano.ops.specs": "TensorSpec TensorShape SparseTensorSpec RaggedTensorSpec",
     "tfnano.ops.control_flow": "cond case switch_case while_loop",
     "tfnano.ops.script_ops": "py_function numpy_function",

@@ -23,6 +23,16 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
         batch_size, drop_remainder=drop_remainder)
 
 
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """TF1-era parallel interleave: the order of ``interleave(map_func, cycle_length,
+    block_length)`` (sloppy=True lets it be any order; tfnano keeps this one)."""
+    return lambda ds: ds.interleave(map_func, cycle_length=cycle_length,
+                                    block_length=block_length,
+                                    num_parallel_calls=cycle_length,
+                                    deterministic=None if not sloppy else False)
+
+
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
     """Deprecated fused shuffle + repeat: ``ds.shuffle(buffer_size, seed).repeat(count)``."""
     return lambda ds: ds.shuffle(buffer_size, seed).repeat(count)
