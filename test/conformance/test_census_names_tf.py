@@ -306,3 +306,133 @@ def test_random_hue_and_saturation_are_an_adjust_with_some_factor():
     # a hue shift keeps each pixel's max and min channel
     np.testing.assert_allclose(out.max(-1), im.max(-1), rtol=1e-6)
     np.testing.assert_allclose(out.min(-1), im.min(-1), rtol=1e-6, atol=1e-7)
+
+
+CSV_FILES = {
+    "f1.csv": b'a,b,c\n1,x,2.5\n3,"y,z",\r\n4,w,1e3\n',
+    "f2.csv": b"a,b,c\n5,q,7\n,,\n",
+    "blank.csv": b"a,b,c\n1,x,2.5\n\n",
+    "bad.csv": b"a,b\n1,2,3\n",
+    "badint.csv": b"a,b\nx,2\n",
+    "short.csv": b"a,b,c\n1,2\n",
+    "ws.csv": b" 5 ,2.5 ,x\n",
+    "quote.csv": b'"ab"c,1\n',
+    "nan.csv": b"1,nan,inf\n",
+    "four.csv": b"1,2,3,4\n",
+    "multiline.csv": b'a,"multi\nline",3\n',
+}
+
+
+@pytest.fixture
+def csv_dir(tmp_path):
+    for name, data in CSV_FILES.items():
+        sub = tmp_path / ("many" if name in ("f1.csv", "f2.csv") else "one")
+        sub.mkdir(exist_ok=True)
+        (sub / name).write_bytes(data)
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+def _rows(ds):
+    out = []
+    try:
+        for e in ds:
+            out.append(tuple(np.asarray(v.numpy() if hasattr(v, "numpy") else v).tolist()
+                             for v in e))
+    except Exception as e:  # noqa: BLE001 - the error is part of what is compared
+        msg = str(e).split("}} ")[-1].split(" [Op:")[0]
+        return out, type(e).__name__, msg
+    return out
+
+
+@pytest.mark.parametrize("file,defaults,kw", [
+    ("f1.csv", lambda m: [m.int32, m.string, [0.0]], {"header": True}),
+    ("f1.csv", lambda m: [[0], [""], [0.0]], {"header": True}),
+    ("blank.csv", lambda m: [[0], [""], [0.0]], {"header": True}),
+    ("bad.csv", lambda m: [[0], [0]], {"header": True}),
+    ("badint.csv", lambda m: [[0], [0]], {"header": True}),
+    ("f2.csv", lambda m: [[0], [""], m.float32], {"header": True}),
+    ("f1.csv", lambda m: [[""], [""], [""]], {}),
+    ("f1.csv", lambda m: [[""], [""], [""]], {"field_delim": ";"}),
+    ("short.csv", lambda m: [[0], [0]], {"header": True, "select_cols": [0, 2]}),
+    ("four.csv", lambda m: [[0], [0]], {"select_cols": [0, 2]}),
+    ("four.csv", lambda m: [[0], [0], [0]], {"exclude_cols": [1]}),
+    ("ws.csv", lambda m: [[0], [0.0], [""]], {}),
+    ("ws.csv", lambda m: [[0], [0.0], [""]], {"na_value": "x"}),
+    ("quote.csv", lambda m: [[""], [0]], {}),
+    ("nan.csv", lambda m: [[0], [0.0], m.float64], {}),
+    ("multiline.csv", lambda m: [[""], [""], [0]], {}),
+    ("four.csv", lambda m: [[0], [0], [0], [0]], {"field_delim": "2"}),
+    ("four.csv", lambda m: [[0], [0], [0], [0 if m is tf else 0]], {"use_quote_delim": False}),
+])
+def test_csv_dataset(csv_dir, file, defaults, kw):
+    path = str(csv_dir / file)
+    d_tf = tf.data.experimental.CsvDataset(path, defaults(tf), **kw)
+    d_tn = tn.data.experimental.CsvDataset(path, defaults(tn), **kw)
+    assert str(d_tf.element_spec) == str(d_tn.element_spec)
+    assert repr(_rows(d_tf)) == repr(_rows(d_tn))  # repr: nan equals nan
+
+
+def test_csv_dataset_argument_errors(csv_dir):
+    path = str(csv_dir / "f1.csv")
+    same_error(lambda: tf.data.experimental.CsvDataset(path, [[0], [0.0]], select_cols=[0, 1, 2]),
+               lambda: tn.data.experimental.CsvDataset(path, [[0], [0.0]], select_cols=[0, 1, 2]))
+
+
+@pytest.mark.parametrize("kw", [
+    {"label_name": "c", "num_epochs": 1, "shuffle": False},
+    {"num_epochs": 1, "shuffle": False, "select_columns": ["c", "a"],
+     "column_defaults": "required"},
+    {"num_epochs": 2, "shuffle": False, "select_columns": ["c", "a"]},
+    {"shuffle": False, "take": 3},
+    {"num_epochs": 1, "shuffle": False, "column_names": ["x", "y", "z"], "header": True,
+     "label_name": "x"},
+])
+def test_make_csv_dataset(csv_dir, kw):
+    kw = dict(kw)
+    take = kw.pop("take", None)
+
+    def make(m):
+        k = dict(kw)
+        if k.get("column_defaults") == "required":
+            k["column_defaults"] = [m.int64, m.float64]
+        ds = m.data.experimental.make_csv_dataset(str(csv_dir / "many" / "f*.csv"), 2, **k)
+        return ds.take(take) if take else ds
+    d_tf, d_tn = make(tf), make(tn)
+    assert str(d_tf.element_spec) == str(d_tn.element_spec)
+
+    def flat(ds):
+        out = []
+        try:
+            for e in ds:
+                feats, label = e if isinstance(e, tuple) else (e, None)
+                out.append(([(k, np.asarray(v).dtype.str, np.asarray(v).tolist())
+                             for k, v in feats.items()],
+                            None if label is None else np.asarray(label).tolist()))
+        except Exception as err:  # noqa: BLE001 - the error is part of what is compared
+            return out, type(err).__name__, str(err).split("}} ")[-1].split(" [Op:")[0]
+        return out
+    assert flat(d_tf) == flat(d_tn)
+
+
+@pytest.mark.parametrize("kw", [
+    {"label_name": "zz"}, {"select_columns": ["q"]}, {"header": False},
+    {"select_columns": ["a", "a"]}, {"select_columns": [5]},
+    {"column_names": ["a", "a", "b"]},
+    {"select_columns": ["a"], "column_defaults": [[0], [0]]},
+])
+def test_make_csv_dataset_errors(csv_dir, kw):
+    pattern = str(csv_dir / "many" / "f*.csv")
+    same_error(lambda: tf.data.experimental.make_csv_dataset(pattern, 2, **kw),
+               lambda: tn.data.experimental.make_csv_dataset(pattern, 2, **kw))
+    same_error(lambda: tf.data.experimental.make_csv_dataset(str(csv_dir / "no*.csv"), 2),
+               lambda: tn.data.experimental.make_csv_dataset(str(csv_dir / "no*.csv"), 2))
+
+
+def test_make_csv_dataset_shuffled_keeps_every_row(csv_dir):
+    ds = tn.data.experimental.make_csv_dataset(str(csv_dir / "many" / "f*.csv"), 1,
+                                               num_epochs=1, shuffle_seed=3)
+    got = sorted(int(np.asarray(f["a"])[0]) for f in ds)
+    ref = sorted(int(f["a"].numpy()[0]) for f in tf.data.experimental.make_csv_dataset(
+        str(csv_dir / "many" / "f*.csv"), 1, num_epochs=1, shuffle_seed=3))
+    assert got == ref == [0, 1, 3, 4, 5]

@@ -57,3 +57,25 @@ def test_image_colour_ops_on_uint8():
         [1, 3, 0, 2]
     with pytest.raises(ValueError, match="max_delta must be non-negative."):
         tf.image.random_brightness(img, -1)
+
+
+def test_csv_dataset_and_make_csv_dataset(tmp_path):
+    import gzip
+    (tmp_path / "a.csv").write_bytes(b'n,s,v\n1,"x,y",2.5\r\n2,z,\n')
+    (tmp_path / "b.csv.gz").write_bytes(gzip.compress(b"n,s,v\n3,w,1\n"))
+    rows = [tuple(np.asarray(v).tolist() for v in r) for r in
+            tf.data.experimental.CsvDataset(str(tmp_path / "a.csv"), [[0], [""], [0.0]],
+                                            header=True)]
+    assert rows == [(1, b"x,y", 2.5), (2, b"z", 0.0)]
+    gz = tf.data.experimental.CsvDataset(str(tmp_path / "b.csv.gz"), [tf.int64, [""], [0.0]],
+                                         header=True, compression_type="GZIP")
+    assert [int(r[0]) for r in gz] == [3]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Field 2 is required but missing in record!"):
+        list(tf.data.experimental.CsvDataset(str(tmp_path / "a.csv"),
+                                             [[0], [""], tf.float32], header=True))
+    ds = tf.data.experimental.make_csv_dataset(str(tmp_path / "*.csv"), 2, label_name="v",
+                                               num_epochs=1, shuffle=False)
+    (feats, label), = list(ds)
+    assert list(feats) == ["n", "s"] and feats["n"].dtype == np.int32
+    assert label.dtype == np.float32 and label.tolist() == [2.5, 0.0]

@@ -7,6 +7,16 @@ INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
 
 
+def CsvDataset(*args, **kwargs):  # noqa: N802 - TensorFlow's name
+    from .csv_dataset import CsvDataset as csv_dataset
+    return csv_dataset(*args, **kwargs)
+
+
+def make_csv_dataset(*args, **kwargs):
+    from .csv_dataset import make_csv_dataset as make
+    return make(*args, **kwargs)
+
+
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
                   num_parallel_calls=None):
     """TF1-era fused map + batch (BERT's input_fn): the same elements as
