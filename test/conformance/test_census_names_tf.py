@@ -436,3 +436,55 @@ def test_make_csv_dataset_shuffled_keeps_every_row(csv_dir):
     ref = sorted(int(f["a"].numpy()[0]) for f in tf.data.experimental.make_csv_dataset(
         str(csv_dir / "many" / "f*.csv"), 1, num_epochs=1, shuffle_seed=3))
     assert got == ref == [0, 1, 3, 4, 5]
+
+
+def _wav(ch=1, rate=8000, frames=5, bits=16, fmt=1, fmt_size=16, junk=False, seed=0):
+    import struct
+    samples = np.random.default_rng(seed).integers(-32768, 32768, frames * ch).astype("<i2")
+    if bits != 16:
+        samples = samples[:frames * ch // 2]
+    block = ch * bits // 8
+    f = struct.pack("<HHIIHH", fmt, ch, rate, rate * block, block, bits)
+    f += b"\0\0" if fmt_size == 18 else b""
+    data = samples.tobytes()
+    body = (b"WAVE" + (b"JUNK" + struct.pack("<I", 4) + b"abcd" if junk else b"") + b"fmt "
+            + struct.pack("<I", fmt_size) + f + b"LIST" + struct.pack("<I", 2) + b"xy"
+            + b"data" + struct.pack("<I", len(data)) + data)
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+@pytest.mark.parametrize("wav,kw", [
+    (dict(), {}), (dict(ch=2, frames=7), {}), (dict(ch=2), {"desired_channels": 1}),
+    (dict(), {"desired_channels": 3}), (dict(ch=3), {"desired_channels": 5}),
+    (dict(frames=4), {"desired_samples": 9}), (dict(frames=9), {"desired_samples": 4}),
+    (dict(junk=True, fmt_size=18, rate=44100), {}), (dict(frames=0), {}),
+    (dict(), {"desired_channels": 0, "desired_samples": 0}),
+])
+def test_decode_wav(wav, kw):
+    data = _wav(**wav)
+    a, b = tf.audio.decode_wav(data, **kw), tn.audio.decode_wav(data, **kw)
+    assert a.audio.numpy().dtype == np.asarray(b.audio).dtype == np.float32
+    np.testing.assert_array_equal(a.audio.numpy(), np.asarray(b.audio))
+    assert a.sample_rate.numpy().dtype == np.asarray(b.sample_rate).dtype
+    assert int(a.sample_rate) == int(b.sample_rate)
+    assert type(b).__name__ == type(a).__name__ == "DecodeWav"
+
+
+@pytest.mark.parametrize("data", [
+    b"", _wav()[:10], b"RIFX" + _wav()[4:], _wav()[:8] + b"WAVX" + _wav()[12:],
+    _wav()[:12] + b"LIST" + _wav()[16:], _wav(bits=8), _wav(fmt=3), _wav()[:-2],
+    _wav()[:16] + b"\x14\0\0\0" + _wav()[20:], _wav()[:36],
+])
+def test_decode_wav_errors(data):
+    same_error(lambda: tf.audio.decode_wav(data), lambda: tn.audio.decode_wav(data))
+
+
+def test_decode_wav_in_a_map():
+    def pipe(m):
+        return m.data.Dataset.from_tensor_slices([_wav(seed=1), _wav(seed=2)]).map(
+            lambda s: m.audio.decode_wav(s, desired_channels=1, desired_samples=6).audio)
+    a = [x for x in pipe(tf).as_numpy_iterator()]
+    b = [x for x in pipe(tn).as_numpy_iterator()]
+    assert len(a) == len(b) == 2
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)

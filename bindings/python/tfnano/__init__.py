@@ -37,6 +37,7 @@ _LAZY = {
     "SparseTensor": ("tfnano.sparse", "SparseTensor"),
     "ragged": ("tfnano.ragged", None),
     "RaggedTensor": ("tfnano.ragged", "RaggedTensor"),
+    "audio": ("tfnano.audio", None),
     "torch": ("tfnano.torch", None),  # PyTorch datasets (torch imported on first use)
 }
 # TensorFlow's tensor ops and namespaces (tfnano/ops, tfnano/compat): name -> module.
