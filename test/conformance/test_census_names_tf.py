@@ -488,3 +488,38 @@ def test_decode_wav_in_a_map():
     assert len(a) == len(b) == 2
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("method", [0, 1])
+@pytest.mark.parametrize("align", [False, True])
+def test_tf1_resize_images(method, align):
+    rng = np.random.default_rng(0)
+    for im in [rng.integers(0, 256, (2, 5, 7, 3)).astype(np.uint8),
+               rng.random((6, 4, 1)).astype(np.float32),
+               rng.integers(0, 100, (1, 3, 3, 2)).astype(np.int32)]:
+        for size in [(10, 14), (3, 2), (5, 7), (1, 1), (9, 4)]:
+            a = tf.compat.v1.image.resize_images(im, size, method=method,
+                                                 align_corners=align).numpy()
+            b = np.asarray(tn.compat.v1.image.resize_images(im, size, method=method,
+                                                            align_corners=align))
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+            if im.ndim == 4:
+                op = "resize_bilinear" if method == 0 else "resize_nearest_neighbor"
+                a = getattr(tf.compat.v1.image, op)(im, size, align_corners=align).numpy()
+                b = np.asarray(getattr(tn.compat.v1.image, op)(im, size, align_corners=align))
+                assert a.dtype == b.dtype
+                np.testing.assert_array_equal(a, b)
+
+
+def test_tf1_resize_images_errors_and_aspect():
+    im = np.zeros((4, 6, 3), np.uint8)
+    a = tf.compat.v1.image.resize_images(im, (3, 3), preserve_aspect_ratio=True)
+    b = tn.compat.v1.image.resize_images(im, (3, 3), preserve_aspect_ratio=True)
+    assert a.shape == np.shape(b) and a.dtype == np.asarray(b).dtype
+    for m in (tf, tn):
+        assert m.compat.v1.image.flip_left_right is not None
+    same_error(lambda: tf.compat.v1.image.resize_images(im[0], (2, 2)),
+               lambda: tn.compat.v1.image.resize_images(im[0], (2, 2)))
+    same_error(lambda: tf.compat.v1.image.resize_images(im, (2, 2, 2)),
+               lambda: tn.compat.v1.image.resize_images(im, (2, 2, 2)))

@@ -12,6 +12,7 @@ _HERE = {
     "gfile": ("tfnano.compat.v1.gfile", None),
     "logging": ("tfnano.compat.v1.logging", None),
     "data": ("tfnano.compat.v1.data", None),
+    "image": ("tfnano.compat.v1.image", None),
     "parse_single_example": ("tfnano.io", "parse_single_example"),
     "parse_example": ("tfnano.io", "parse_example"),
     "FixedLenFeature": ("tfnano.io", "FixedLenFeature"),
