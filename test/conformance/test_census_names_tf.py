@@ -523,3 +523,47 @@ def test_tf1_resize_images_errors_and_aspect():
                lambda: tn.compat.v1.image.resize_images(im[0], (2, 2)))
     same_error(lambda: tf.compat.v1.image.resize_images(im, (2, 2, 2)),
                lambda: tn.compat.v1.image.resize_images(im, (2, 2, 2)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.debugging.assert_equal(m.constant([1, 2]), m.constant([1, 3]), message="msg"),
+    lambda m: m.assert_equal(np.arange(10), np.arange(10)[::-1]),
+    lambda m: m.debugging.assert_equal(np.arange(6).reshape(2, 3).astype(np.float32),
+                                       np.zeros((2, 3), np.float32), summarize=2),
+    lambda m: m.debugging.assert_equal(np.arange(3), 1),
+    lambda m: m.debugging.assert_equal(["a", "b"], ["a", "c"]),
+    lambda m: m.assert_equal(m.constant([1, 2]), m.constant([1, 2, 3])),
+    lambda m: m.debugging.assert_less(np.array([1, 5]), np.array([2, 3])),
+    lambda m: m.debugging.assert_greater_equal(np.array([1, 5]), np.array([2, 3])),
+    lambda m: m.debugging.assert_equal(np.array([1, 2]), np.array([[1, 2], [1, 3]])),
+    lambda m: m.Assert(False, ["bad", m.constant([1, 2])]),
+    lambda m: m.compat.v1.Assert(False, [np.arange(5), np.array([[1.5, 2], [3, 4]], np.float32),
+                                         "x", 7, np.array(["a", "b"])]),
+    lambda m: m.debugging.Assert(m.constant(False), [np.arange(5)], summarize=10),
+])
+def test_asserts_fail_with_tensorflow_text(call):
+    a = same_error(lambda: call(tf), lambda: call(tn))
+    assert a
+
+
+def test_asserts_that_hold_return_none():
+    for m in (tf, tn):
+        assert m.assert_equal(1, 1) is None
+        assert m.debugging.assert_less(np.array([1, 2]), np.array([2, 3])) is None
+        assert m.Assert(True, ["x"]) is None
+
+
+def test_tf1_print_writes_what_tensorflow_writes(capfd):
+    cases = [np.array([[1, 2], [3, 4]]), np.arange(8).reshape(2, 2, 2),
+             np.array([1.5, 2.0, 1e10, 1e-7]), np.array([b"ab", b"c"]), np.int32(5),
+             np.arange(30)]
+    out = {}
+    for m in (tf, tn):
+        capfd.readouterr()
+        for c in cases:
+            for s in (3, 4, 100):
+                r = m.compat.v1.Print(m.constant([1, 2]), [c, "t"], message="m%d " % s,
+                                      summarize=s)
+                assert np.asarray(r).tolist() == [1, 2]
+        out[m] = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("m")]
+    assert len(out[tn]) == 18 and out[tf] == out[tn]

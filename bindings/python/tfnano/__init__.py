@@ -55,6 +55,8 @@ _OPS = {
     "atanh scalar_mul",
     "tfnano.ops.linalg": "matmul eye norm",
     "tfnano.ops.more_array_ops": "tensordot reverse_sequence",
+    "tfnano.ops.debugging": "Assert assert_equal assert_none_equal assert_less "
+    "assert_less_equal assert_greater assert_greater_equal",
     "tfnano.ops.specs": "TensorSpec TensorShape SparseTensorSpec RaggedTensorSpec",
     "tfnano.ops.control_flow": "cond case switch_case while_loop",
     "tfnano.ops.script_ops": "py_function numpy_function",
@@ -70,6 +72,7 @@ for _module, _names in _OPS.items():
 _LAZY.update({
     "math": ("tfnano.ops.math_ops", None),
     "linalg": ("tfnano.ops.linalg", None),
+    "debugging": ("tfnano.ops.debugging", None),
     "bitwise": ("tfnano.ops.math_ops", None),
     "strings": ("tfnano.ops.string_ops", None),
     "random": ("tfnano.ops.random_ops", None),

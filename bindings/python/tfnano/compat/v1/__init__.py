@@ -32,6 +32,7 @@ _HERE = {
     "random_normal": ("tfnano.ops.random_ops", "normal"),
     "random_crop": ("tfnano.image", "random_crop"),
     "log": ("tfnano.ops.math_ops", "log"),
+    "Print": ("tfnano.ops.debugging", "Print"),
     "string_to_number": ("tfnano.ops.string_ops", "to_number"),
     "decode_csv": ("tfnano.io", "decode_csv"),
     "decode_raw": ("tfnano.io", "decode_raw"),
