@@ -567,3 +567,62 @@ def test_tf1_print_writes_what_tensorflow_writes(capfd):
                 assert np.asarray(r).tolist() == [1, 2]
         out[m] = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("m")]
     assert len(out[tn]) == 18 and out[tf] == out[tn]
+
+
+def _write_examples(path, rows):
+    with tf.io.TFRecordWriter(str(path)) as w:
+        for i, words in rows:
+            ex = tf.train.Example(features=tf.train.Features(feature={
+                "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+                "words": tf.train.Feature(bytes_list=tf.train.BytesList(value=words)),
+                "score": tf.train.Feature(float_list=tf.train.FloatList(value=[i / 2]))}))
+            w.write(ex.SerializeToString())
+
+
+@pytest.mark.parametrize("kw", [
+    {"label_key": "score", "num_epochs": 1, "shuffle": False},
+    {"num_epochs": 2, "shuffle": False, "drop_final_batch": True},
+    {"shuffle": False, "take": 4},
+    {"num_epochs": 1, "shuffle": False, "reader_num_threads": 2},
+])
+def test_make_batched_features_dataset(tmp_path, kw):
+    _write_examples(tmp_path / "a.tfrecord", [(1, [b"x"]), (2, [b"y", b"z"]), (3, [])])
+    _write_examples(tmp_path / "b.tfrecord", [(4, [b"w"])])
+    kw = dict(kw)
+    take = kw.pop("take", None)
+
+    def make(m):
+        feats = {"id": m.io.FixedLenFeature([], m.int64),
+                 "words": m.io.VarLenFeature(m.string),
+                 "score": m.io.FixedLenFeature([], m.float32)}
+        ds = m.data.experimental.make_batched_features_dataset(
+            str(tmp_path / "*.tfrecord"), 2, feats, **kw)
+        return ds.take(take) if take else ds
+    d_tf, d_tn = make(tf), make(tn)
+    assert str(d_tf.element_spec) == str(d_tn.element_spec)
+
+    def flat(ds):
+        out = []
+        for e in ds:
+            feats, label = e if isinstance(e, tuple) else (e, None)
+            row = []
+            for k in sorted(feats):
+                v = feats[k]
+                if hasattr(v, "indices"):
+                    row.append((k, np.asarray(v.indices).tolist(), np.asarray(v.values).tolist(),
+                                np.asarray(v.dense_shape).tolist()))
+                else:
+                    row.append((k, np.asarray(v).dtype.str, np.asarray(v).tolist()))
+            out.append((row, None if label is None else np.asarray(label).tolist()))
+        return out
+    assert flat(d_tf) == flat(d_tn)
+
+
+def test_make_batched_features_dataset_label_key_error(tmp_path):
+    _write_examples(tmp_path / "a.tfrecord", [(1, [b"x"])])
+    same_error(lambda: tf.data.experimental.make_batched_features_dataset(
+        str(tmp_path / "*.tfrecord"), 2, {"id": tf.io.FixedLenFeature([], tf.int64)},
+        label_key="nope"),
+        lambda: tn.data.experimental.make_batched_features_dataset(
+            str(tmp_path / "*.tfrecord"), 2, {"id": tn.io.FixedLenFeature([], tn.int64)},
+            label_key="nope"))

@@ -17,6 +17,11 @@ def make_csv_dataset(*args, **kwargs):
     return make(*args, **kwargs)
 
 
+def make_batched_features_dataset(*args, **kwargs):
+    from .batched_features import make_batched_features_dataset as make
+    return make(*args, **kwargs)
+
+
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
                   num_parallel_calls=None):
     """TF1-era fused map + batch (BERT's input_fn): the same elements as
