@@ -626,3 +626,54 @@ def test_make_batched_features_dataset_label_key_error(tmp_path):
         lambda: tn.data.experimental.make_batched_features_dataset(
             str(tmp_path / "*.tfrecord"), 2, {"id": tn.io.FixedLenFeature([], tn.int64)},
             label_key="nope"))
+
+
+@pytest.mark.parametrize("args", [(256, 128), (255, 100), (400, 160, 512), (64, 32)])
+@pytest.mark.parametrize("pad_end", [False, True])
+def test_stft(args, pad_end):
+    x = np.random.default_rng(0).standard_normal((2, 1000)).astype(np.float32)
+    a = tf.signal.stft(x, *args, pad_end=pad_end).numpy()
+    b = np.asarray(tn.signal.stft(x, *args, pad_end=pad_end))
+    assert a.dtype == b.dtype == np.complex64 and a.shape == b.shape
+    # numpy's FFT and float32 cosine are not TensorFlow's: the last bits may differ
+    assert np.abs(a - b).max() <= 1e-5 * np.abs(a).max()
+
+
+@pytest.mark.parametrize("shape,length,step,axis", [
+    ((10,), 3, 2, -1), ((3, 10), 4, 3, -1), ((10, 3), 4, 3, 0), ((2, 7, 3), 2, 2, 1),
+    ((5,), 7, 2, -1)])
+@pytest.mark.parametrize("pad_end", [False, True])
+def test_signal_frame(shape, length, step, axis, pad_end):
+    s = np.random.default_rng(1).integers(0, 9, shape)
+    a = tf.signal.frame(s, length, step, pad_end=pad_end, pad_value=-1, axis=axis).numpy()
+    b = np.asarray(tn.signal.frame(s, length, step, pad_end=pad_end, pad_value=-1, axis=axis))
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+
+
+def test_windows_and_ffts():
+    for length in (1, 2, 10, 11, 400):
+        for periodic in (True, False):
+            for fn in ("hann_window", "hamming_window"):
+                a = getattr(tf.signal, fn)(length, periodic=periodic).numpy()
+                b = np.asarray(getattr(tn.signal, fn)(length, periodic=periodic))
+                assert a.dtype == b.dtype and a.shape == b.shape
+                np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    x = np.random.default_rng(2).standard_normal((3, 16))
+    for dt in (np.float32, np.float64):
+        for n in (None, [16], [10], [20]):
+            a = tf.signal.rfft(x.astype(dt), n).numpy()
+            b = np.asarray(tn.signal.rfft(x.astype(dt), n))
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+            c = tf.signal.irfft(a).numpy()
+            d = np.asarray(tn.signal.irfft(b))
+            assert c.dtype == d.dtype and c.shape == d.shape
+            np.testing.assert_allclose(c, d, rtol=1e-5, atol=1e-5)
+    z = (x[0] + 1j * x[1]).astype(np.complex64)
+    np.testing.assert_allclose(tf.signal.fft(z).numpy(), np.asarray(tn.signal.fft(z)),
+                               rtol=1e-5, atol=1e-5)
+    same_error(lambda: tf.signal.rfft(tf.constant([1, 2])),
+               lambda: tn.signal.rfft(tn.constant([1, 2])))
+    same_error(lambda: tf.signal.fft(tf.constant([1.0, 2.0])),
+               lambda: tn.signal.fft(tn.constant([1.0, 2.0])))

@@ -38,6 +38,7 @@ _LAZY = {
     "ragged": ("tfnano.ragged", None),
     "RaggedTensor": ("tfnano.ragged", "RaggedTensor"),
     "audio": ("tfnano.audio", None),
+    "signal": ("tfnano.signal", None),
     "torch": ("tfnano.torch", None),  # PyTorch datasets (torch imported on first use)
 }
 # TensorFlow's tensor ops and namespaces (tfnano/ops, tfnano/compat): name -> module.
