@@ -677,3 +677,35 @@ def test_windows_and_ffts():
                lambda: tn.signal.rfft(tn.constant([1, 2])))
     same_error(lambda: tf.signal.fft(tf.constant([1.0, 2.0])),
                lambda: tn.signal.fft(tn.constant([1.0, 2.0])))
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest"])
+@pytest.mark.parametrize("size", [(4, 5), (1, 1), (9, 11), (3, 1)])
+def test_crop_and_resize_bit_exact(method, size):
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 256, (2, 9, 11, 3)).astype(np.uint8)
+    boxes = np.array([[0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], [-0.2, -0.1, 1.3, 1.2],
+                      [0.5, 0.5, 0.5, 0.5], [0.9, 0.8, 0.1, 0.3]], np.float32)
+    ind = np.array([0, 1, 0, 1, 1])
+    for im in (img, img.astype(np.float32) / 7):
+        a = tf.image.crop_and_resize(im, boxes, ind, size, method=method,
+                                     extrapolation_value=-1).numpy()
+        b = np.asarray(tn.image.crop_and_resize(im, boxes, ind, size, method=method,
+                                                extrapolation_value=-1))
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("sizes,strides,rates,padding", [
+    ([1, 3, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID"),
+    ([1, 3, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "SAME"),
+    ([1, 2, 4, 1], [1, 3, 1, 1], [1, 2, 1, 1], "SAME"),
+    ([1, 2, 2, 1], [1, 5, 5, 1], [1, 2, 3, 1], "VALID"),
+    ([1, 4, 4, 1], [1, 4, 4, 1], [1, 1, 1, 1], "SAME"),
+])
+def test_extract_patches(sizes, strides, rates, padding):
+    img = np.random.default_rng(0).integers(0, 256, (2, 9, 11, 3)).astype(np.uint8)
+    a = tf.image.extract_patches(img, sizes, strides, rates, padding).numpy()
+    b = np.asarray(tn.image.extract_patches(img, sizes, strides, rates, padding))
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
