@@ -22,8 +22,10 @@ for f in kept:
         if len(a['seen']) < 3:
             a['seen'].append([f['repo'], f['path'], f['commit']])
 names = sorted(agg, key=lambda n: (-agg[n]['files'], n))
-out = {'files': [{'repo': f['repo'], 'path': f['path'], 'commit': f['commit'], 'parsed_by': f['how']} for f in kept],
-       'names': [{'name': n, 'files': agg[n]['files'], 'repos': len(agg[n]['repos']), 'seen_in': agg[n]['seen']} for n in names]}
-json.dump(out, open('census.json', 'w'), indent=1)
+out = {'files': [{'repo': f['repo'], 'path': f['path'], 'commit': f['commit'],
+                  'parsed_by': f['how']} for f in kept],
+       'names': [{'name': n, 'files': agg[n]['files'], 'repos': len(agg[n]['repos']),
+                  'seen_in': agg[n]['seen']} for n in names]}
+json.dump(out, open('census.json', 'w'), indent=0, separators=(',', ':'))
 print('names', len(names), '>=3:', sum(agg[n]['files'] >= 3 for n in names))
 print(collections.Counter(f['repo'] for f in kept))

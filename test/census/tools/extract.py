@@ -19,7 +19,7 @@ DS_DISTINCT = {'prefetch', 'padded_batch', 'unbatch', 'interleave', 'flat_map',
                'ragged_batch', 'group_by_window', 'bucket_by_sequence_length',
                'ignore_errors', 'rebatch', 'from_tensor_slices', 'from_generator',
                'from_tensors', 'list_files', 'sparse_batch', 'get_single_element',
-               'bucket_by_sequence_length', 'choose_from_datasets', 'sample_from_datasets'}
+               'choose_from_datasets', 'sample_from_datasets'}
 TENSOR_DISTINCT = {'numpy', 'set_shape', 'get_shape'}
 SPARSE_DISTINCT = {'dense_shape'}
 RAGGED_DISTINCT = {'to_tensor', 'flat_values', 'row_splits', 'row_lengths', 'nested_row_splits',
@@ -28,13 +28,15 @@ RAGGED_DISTINCT = {'to_tensor', 'flat_values', 'row_splits', 'row_lengths', 'nes
 EXAMPLE_DISTINCT = {'SerializeToString', 'ParseFromString', 'FromString', 'int64_list',
                     'bytes_list', 'float_list', 'feature_lists', 'feature_list', 'HasField',
                     'WhichOneof', 'CopyFrom', 'MergeFrom', 'ListFields'}
+# Dataset methods whose result is not a Dataset.
 NOT_RETURNING_DS = {'as_numpy_iterator', 'cardinality', 'reduce', 'element_spec',
-                    'get_single_element', 'save', 'options', 'unique', 'random'} - {'unique', 'random'}
+                    'get_single_element', 'save', 'options'}
 DS_NAME_RE = re.compile(r'(^|_)(ds|dataset|datasets|data_set)(_|$)|_ds$|^ds|dataset$', re.I)
 INPUT_MARK = re.compile(
-    r'^(tf\.(compat\.v1\.)?(data\.|io\.(TFRecord|tf_record|parse|serialize|FixedLen|VarLen|Sparse'
-    r'Feature|RaggedFeature|decode_raw|decode_proto)|train\.(Example|Feature|Features|BytesList|Int64List|'
-    r'FloatList|SequenceExample|FeatureList|FeatureLists)|python_io\.|parse_|FixedLen|VarLen|'
+    r'^(tf\.(compat\.v1\.)?(data\.|io\.(TFRecord|tf_record|parse|serialize|FixedLen|'
+    r'VarLen|SparseFeature|RaggedFeature|decode_raw|decode_proto)|'
+    r'train\.(Example|Feature|Features|BytesList|Int64List|FloatList|SequenceExample|'
+    r'FeatureList|FeatureLists)|python_io\.|parse_|FixedLen|VarLen|'
     r'TFRecordReader|decode_raw)|Dataset\.|Example\.)')
 
 
@@ -91,7 +93,7 @@ class Extractor(ast.NodeVisitor):
     def module_alias(self, mod, asname):
         if mod == 'tensorflow' or mod.startswith('tensorflow.'):
             rest = mod[len('tensorflow'):]
-            if rest.startswith('.python') or rest.startswith('.core') or rest.startswith('.contrib'):
+            if rest.startswith(('.python', '.core', '.contrib')):
                 if rest.startswith('.contrib'):
                     self.names.add('tf' + rest)
                 return None
@@ -191,7 +193,8 @@ class Extractor(ast.NodeVisitor):
                     for tg in node.targets:
                         if isinstance(tg, ast.Name) and t:
                             self.types[tg.id] = t
-                elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) and node.value is not None:
+                elif (isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                      and isinstance(node.target, ast.Name) and node.value is not None):
                     t = self.type_of(node.value)
                     if t:
                         self.types[node.target.id] = t
@@ -211,8 +214,6 @@ class Extractor(ast.NodeVisitor):
                 if isinstance(par, ast.Attribute) and par.value is node:
                     continue  # not maximal
                 self.attribute(node)
-            elif isinstance(node, ast.Name) and node.id in self.alias and not isinstance(self.parents.get(id(node)), ast.Attribute):
-                pass  # bare alias use: recorded at import
 
     def attribute(self, node):
         ch = chain_of(node)
@@ -312,7 +313,8 @@ def norm_hash(code):
     return hashlib.sha1('\n'.join(lines).encode()).hexdigest()
 
 
-GREP = r'tf\.data|TFRecord|tf\.train\.Example|parse_single_example|parse_example|FixedLenFeature|Dataset\.from_tensor|python_io|tensorflow\.data'
+GREP = (r'tf\.data|TFRecord|tf\.train\.Example|parse_single_example|parse_example|'
+        r'FixedLenFeature|Dataset\.from_tensor|python_io|tensorflow\.data')
 
 
 def main():
@@ -321,8 +323,10 @@ def main():
     stats = collections.Counter()
     for gitdir in mirrors:
         repo = gitdir.split('/.mirror/')[1].split('/')[0].replace('+', '/', 1)
-        commit = subprocess.check_output(['git', '-C', gitdir, 'rev-parse', 'HEAD'], text=True).strip()
-        r = subprocess.run(['git', '-C', gitdir, 'grep', '-l', '-E', GREP, 'HEAD', '--', '*.py', '*.ipynb'],
+        commit = subprocess.check_output(['git', '-C', gitdir, 'rev-parse', 'HEAD'],
+                                         text=True).strip()
+        r = subprocess.run(['git', '-C', gitdir, 'grep', '-l', '-E', GREP, 'HEAD', '--',
+                            '*.py', '*.ipynb'],
                            capture_output=True, text=True)
         for line in r.stdout.splitlines():
             path = line.split(':', 1)[1]

@@ -21,5 +21,5 @@ def present(name):
     return True
 for n in d['names']:
     n['in_tf_2_21'] = present(n['name'])
-json.dump(d, open('census.json', 'w'), indent=1)
+json.dump(d, open('census.json', 'w'), indent=0, separators=(',', ':'))
 print(sum(n['in_tf_2_21'] for n in d['names']), len(d['names']))
