@@ -10,14 +10,15 @@ import threading
 
 import numpy as np
 
-from . import _ffi, _malloc, _native
+from . import _c, _native
+from ._c import malloc as _malloc
 from . import dtypes as _dt
-from ._outbuf import POOL as _outbuf_pool, Carver
+from ._c.outbuf import POOL as _outbuf_pool, Carver
 from ._tensor import Tensor
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 
 class FixedLenFeature(collections.namedtuple(
@@ -198,10 +199,10 @@ class _Spec:
             cfg[i].out_dtype = od if od != cfg[i].dtype else lib.TFN_DTYPE_NONE
             self.out_dtype.append(od)
         out = ffi.new("tfn_spec **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
         if rc < 0:
-            _ffi.check(rc, err)
+            _c.check(rc, err)
         self.spec = ffi.gc(out[0], lib.tfn_spec_free)
         self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
         self.maxlen = maxlen
@@ -232,7 +233,7 @@ class _Spec:
             layout.append((j, c.key, dtype, tuple(c.shape), self.strides[j], c.seq))
         for j in range(len(layout)):
             outs[j].max_rows = -1
-        st = (self.parser(), _ffi.new_error(), outs, ffi.new("tfn_bytes[]", 1), layout)
+        st = (self.parser(), _c.new_error(), outs, ffi.new("tfn_bytes[]", 1), layout)
         self._local.one = st
         return st
 
@@ -404,7 +405,7 @@ _ONLY_BYTES = frozenset((bytes,))
 def _bytes_views_of(items, n):
     """(views, keep) of a list of bytes objects read in place by the pyapi.c walker,
     or None where it is not installed or an item is not exactly bytes."""
-    from . import _strviews
+    from ._c import strviews as _strviews
     if not _strviews.WALK:
         return None
     pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
@@ -518,7 +519,7 @@ def _parse_err(rc, err):
             lib.TFN_E_NOT_FOUND: InvalidArgumentError, lib.TFN_E_INVALID_ARG:
             InvalidArgumentError, lib.TFN_E_OUT_OF_RANGE: InvalidArgumentError}
     from .errors import _locate  # str() names the example (the parser has no offset)
-    return _locate(_ffi.exception(rc, err, over), None, int(err.record_index),
+    return _locate(_c.exception(rc, err, over), None, int(err.record_index),
                    record_label="example")
 
 
@@ -552,11 +553,11 @@ def _bytes_objects(views_arr, count):
     buf = bytearray(total)
     offs = np.zeros(count + 1, dtype=np.uint64)
     needed = ffi.new("size_t *")
-    err = _ffi.new_error()
+    err = _c.new_error()
     rc = lib.tfn_bytes_copy_out(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)), count,
                                 ffi.from_buffer(buf), total,
                                 ffi.cast("uint64_t *", ffi.from_buffer(offs)), needed, err)
-    _ffi.check(rc, err)
+    _c.check(rc, err)
     data = bytes(buf)
     o = offs.tolist()
     out[:] = [data[o[i]:o[i + 1]] for i in range(count)]
@@ -570,8 +571,8 @@ def _bytes_fixed(views_arr, count, lens, width):
     if width == 0:
         return np.full(count, b"", dtype=object)
     rows = np.empty(count * width, dtype=np.uint8)
-    err = _ffi.new_error()
-    _ffi.check(lib.tfn_bytes_copy_fixed(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)),
+    err = _c.new_error()
+    _c.check(lib.tfn_bytes_copy_fixed(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)),
                                         count, ffi.from_buffer(rows), width, rows.size, err),
                err)
     out = rows.view("S%d" % width).astype(object)
@@ -592,7 +593,7 @@ def _run_state(spec):
             od = spec.out_dtype[j]
             layout.append((j, c.key, od, None if od == lib.TFN_BYTES else
                            np.dtype(_NP_OUT[od]), tuple(c.shape), spec.strides[j], c.seq))
-        st = (spec.parser(), _ffi.new_error(), ffi.new("tfn_output[]", max(1, len(layout))),
+        st = (spec.parser(), _c.new_error(), ffi.new("tfn_output[]", max(1, len(layout))),
               layout)
         spec._local.run = st
     return st

@@ -73,7 +73,7 @@ def _options(options):
 
 
 def _backend():
-    from . import _crecord
+    from ._c import record as _crecord
     return _crecord
 
 
@@ -189,7 +189,7 @@ class TFRecordWriter:
     def write_columns(self, columns, n=None):
         """Serializes Examples from numpy columns (tfnano.serialize_columns) and writes
         them, with no Python object per example. Returns the number of records."""
-        from ._columns import _encode_into_pool
+        from ._c.columns import _encode_into_pool
         self._check_open()
         block, size, offsets = _encode_into_pool(columns, n)
         with self._lock:

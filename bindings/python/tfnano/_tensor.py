@@ -218,7 +218,7 @@ def scalar_string(b):
 
 def _to_bytes_array(arr):
     if arr.dtype == object and arr.size > 64:
-        from ._strviews import all_bytes
+        from ._c.strviews import all_bytes
         flat = arr.reshape(-1)
         if all_bytes(flat.view(np.ndarray) if type(flat) is not np.ndarray else flat):
             return arr.copy()  # bytes already (what TensorFlow's .numpy() gives)
@@ -337,3 +337,8 @@ def cast(x, dtype, name=None):
     # No copy when the dtype already matches: tensors are immutable in TensorFlow, and
     # an image pipeline's float32 -> float32 cast would otherwise copy every batch.
     return as_tensor(np.asarray(arr).astype(dt.as_numpy_dtype, copy=False))
+
+
+def tf_shape(shape):
+    """A shape as TensorFlow's error messages print it: [2,?,3]."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"

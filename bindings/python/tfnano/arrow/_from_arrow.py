@@ -10,11 +10,11 @@ import re
 
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from ._to_arrow import _pa
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 # what the encoder's statuses mean for a table (as the column checks of before)
 _ERRORS = {lib.TFN_E_INVALID_ARG: ValueError, lib.TFN_E_TYPE: TypeError,
@@ -32,7 +32,7 @@ def _encode_capsules(schema_capsule, array_capsule):
     schema = ffi.cast("struct ArrowSchema *", _capsule_pointer(schema_capsule, b"arrow_schema"))
     array = ffi.cast("struct ArrowArray *", _capsule_pointer(array_capsule, b"arrow_array"))
     n = int(array.length)
-    err = _ffi.new_error()
+    err = _c.new_error()
     offsets = np.empty(n + 1, dtype=np.uint64)
     offs_ptr = ffi.cast("uint64_t *", ffi.from_buffer(offsets))
     written = ffi.new("size_t *")
@@ -40,7 +40,7 @@ def _encode_capsules(schema_capsule, array_capsule):
         cap = int(_bytes_per_example[0] * n * 1.125) + 4096
     else:
         total = ffi.new("uint64_t *")
-        _ffi.check(lib.tfn_arrow_encode_size(schema, array, ffi.NULL, total, err), err,
+        _c.check(lib.tfn_arrow_encode_size(schema, array, ffi.NULL, total, err), err,
                    _ERRORS)
         cap = max(int(total[0]), 1)
     block = np.empty(cap, dtype=np.uint8)
@@ -50,7 +50,7 @@ def _encode_capsules(schema_capsule, array_capsule):
         block = np.empty(max(int(written[0]), 1), dtype=np.uint8)
         rc = lib.tfn_arrow_encode(schema, array, ffi.from_buffer(block), len(block), offs_ptr,
                                   written, err)
-    _ffi.check(rc, err, _ERRORS)
+    _c.check(rc, err, _ERRORS)
     size = int(written[0])
     if n:
         _bytes_per_example[0] = size / n

@@ -11,7 +11,7 @@ try:
 except ImportError:  # pragma: no cover - the message names the extra
     raise ImportError("tfnano.beam needs Apache Beam: pip install 'tfnano[beam]'") from None
 
-from .._columns import encode_columns
+from .._c.columns import encode_columns
 
 
 def _column(values):

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from .. import errors
-from .._ffi import ffi
+from .._c import ffi
 from .._record import _tf_compression
 from .._tensor import as_tensor, scalar_string
 from . import plan

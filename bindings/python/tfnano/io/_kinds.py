@@ -15,14 +15,14 @@ import threading
 
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from .. import _parsing as _p
 from .. import dtypes as _dt
-from .._outbuf import Carver
+from .._c.outbuf import Carver
 from .._tensor import as_tensor
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _DENSE_NAMES = ("FixedLenFeature", "FixedLenSequenceFeature")
 _KIND_NAMES = ("VarLenFeature", "SparseFeature", "RaggedFeature")
@@ -244,10 +244,10 @@ class _Plan:
                                % _p._TF_NAMES.get(dt.name, dt.name))
             cfg[i].dtype = _p._NATIVE_DTYPE[dt.name]
         out = ffi.new("tfn_spec **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
         if rc < 0:
-            _ffi.check(rc, err)
+            _c.check(rc, err)
         self.spec = ffi.gc(out[0], lib.tfn_spec_free)
         self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
 
@@ -304,7 +304,7 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
     n = recs.n
     names_v, _keep_names = _p._names_views(names, n)
     p = plan.parser()
-    err = _ffi.new_error()
+    err = _c.new_error()
     flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
     rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
     if rc < 0:
@@ -350,12 +350,12 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
             vals, splits, idx = where
             where = vals
             sp = arrays[splits]
-            _ffi.check(lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(
+            _c.check(lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(
                 sp)), err), err)
             var[key + "\0splits"] = sp
             if idx is not None:
                 ia = arrays[idx]
-                _ffi.check(lib.tfn_parser_sparse_indices(
+                _c.check(lib.tfn_parser_sparse_indices(
                     p, j, ffi.cast("int64_t *", ffi.from_buffer(ia)) if count else spare,
                     err), err)
                 var[key + "\0indices"] = ia
@@ -400,7 +400,7 @@ def _fill(p, outs, counts, err):
         side = 0 if load[0] <= load[1] else 1
         load[side] += counts[j] + 1
         (mine if side == 0 else theirs)[j] = outs[j]
-    err2 = _ffi.new_error()
+    err2 = _c.new_error()
     if not _FILL_POOL:
         from concurrent.futures import ThreadPoolExecutor
         _FILL_POOL.append(ThreadPoolExecutor(1, thread_name_prefix="tfnano-fill"))

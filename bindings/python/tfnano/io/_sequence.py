@@ -7,15 +7,15 @@ import re
 
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from .. import _parsing as _p
 from .. import dtypes as _dt
 from .._tensor import as_tensor
 from ..ragged import _check_equal
 from . import _kinds
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 
 def _invalid(msg):
@@ -81,7 +81,7 @@ def _read_lists(recs, names_v, configs):
         cfg[j].key, cfg[j].key_len = kb, len(key.encode("utf-8"))
         cfg[j].dtype = _p._NATIVE_DTYPE[dt.name]
     outs = ffi.new("tfn_list_output[]", max(k, 1))
-    err = _ffi.new_error()
+    err = _c.new_error()
     sizes = []
     for key, _, _, dt in configs:
         g = _PER_RECORD.get((key, dt.name))

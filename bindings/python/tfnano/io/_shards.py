@@ -24,7 +24,7 @@ def _sliceable(col):
 
 def _column_records(columns):
     """(total rows, iterator of (data, offsets) chunks) for a dict of columns."""
-    from .._columns import _num_rows, encode_columns
+    from .._c.columns import _num_rows, encode_columns
     n = _num_rows(columns)
     if not all(_sliceable(c) for c in columns.values()):
         return n, iter([encode_columns(columns, n)])

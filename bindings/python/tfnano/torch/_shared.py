@@ -10,11 +10,11 @@ tfnano.Parser and torch's copy.
 import numpy as np
 import torch
 
-from .. import _ffi
+from .. import _c
 from .. import _parsing
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _TORCH = {lib.TFN_INT64: torch.int64, lib.TFN_INT32: torch.int32,
           lib.TFN_FLOAT32: torch.float32}
@@ -49,7 +49,7 @@ def parse_shared(state, recs):
     tensor."""
     spec, features = state
     p = spec.parser()
-    err = _ffi.new_error()
+    err = _c.new_error()
     n = recs.n
     rc = lib.tfn_parser_scan(p, recs.views, n, ffi.NULL, lib.TFN_PARSE_BATCH, err)
     if rc < 0:

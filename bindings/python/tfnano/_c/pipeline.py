@@ -21,10 +21,10 @@ import threading
 
 import numpy as np
 
-from . import _ffi, errors
+from .. import _c, errors
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _WAIT_MS = 100
 _COMPRESSION = {"": lib.TFN_COMPRESSION_NONE, "ZLIB": lib.TFN_COMPRESSION_ZLIB,
@@ -142,10 +142,10 @@ class CPipeline:
             opts.images = stages
             opts.nimages = len(images)
         out = ffi.new("tfn_pipeline **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_pipeline_new(opts, ffi.NULL, out, err)
         if rc < 0:
-            raise _ffi.exception(rc, err)
+            raise _c.exception(rc, err)
         self._p = out[0]
         self._pid = os.getpid()
         self._out = ffi.new("tfn_pipeline_batch **")
@@ -156,7 +156,7 @@ class CPipeline:
                      ffi.new("const uint64_t **"))
 
     def _image_stages(self, images, spec):
-        from .image import _batch, _codec
+        from . import image as _cimage
         keys = [c.key for c in spec.configs]
         stages = ffi.new("tfn_pipeline_image[]", len(images))
         keep = [stages]
@@ -164,8 +164,8 @@ class CPipeline:
             if st["key"] not in keys:
                 raise ValueError("image stage %d: no feature %r in the spec" % (k, st["key"]))
             ch = int(st["channels"])
-            dopt = _codec.decode_options(channels=ch, **st.get("decode", {}))
-            bo = _batch.batch_options(st["size"], ch, method=st.get("method", "bilinear"),
+            dopt = _cimage.decode_options(channels=ch, **st.get("decode", {}))
+            bo = _cimage.batch_options(st["size"], ch, method=st.get("method", "bilinear"),
                                       dtype=st.get("dtype", "float32"),
                                       dct_scale=st.get("dct_scale", False),
                                       on_error=st.get("on_error", "raise"), decode_opt=dopt,
@@ -183,7 +183,7 @@ class CPipeline:
             stages[k].op_name = name
             keep += [bo, dopt, name]
             h, w = (int(v) for v in st["size"])
-            self._images.append(((h, w, ch), _batch._DTYPES[st.get("dtype", "float32")][1]))
+            self._images.append(((h, w, ch), _cimage.DTYPES[st.get("dtype", "float32")][1]))
         return stages, keep
 
     # ------------------------------------------------------------------ iteration
@@ -217,9 +217,9 @@ class CPipeline:
 
     def _exception(self, rc):
         err = self._err
-        text = _ffi.message(err)
+        text = _c.message(err)
         if rc in _READ_ERRORS:
-            from ._crecord import _exception
+            from .record import exception as _exception
             name = None
             if rc == lib.TFN_E_IO:
                 name = text.split("; ", 1)[0]
@@ -229,7 +229,7 @@ class CPipeline:
                     name = where.rsplit(", record ", 1)[0]
             return _exception(rc, err, None, name, where=True)
         # a parse error: parse_example's class and text; str() adds where it was
-        from ._parsing import _parse_err
+        from .._parsing import _parse_err
         exc = _parse_err(rc, err)
         tf_text, where = _split_where(text, "; file ")
         if isinstance(exc, errors.OpError):
@@ -253,7 +253,7 @@ class CPipeline:
         return np.frombuffer(ffi.buffer(handle, count * dtype.itemsize), dtype=dtype)
 
     def _records(self, batch):
-        from ._record import RecordBatch
+        from .._record import RecordBatch
         data_p, len_p, off_p = self._rec
         lib.tfn_pipeline_batch_records(batch, data_p, len_p, off_p)
         n = lib.tfn_pipeline_batch_count(batch)
@@ -264,7 +264,7 @@ class CPipeline:
         return RecordBatch(data, offsets)
 
     def _columns(self, batch):
-        from ._parsing import _bytes_objects
+        from .._parsing import _bytes_objects
         n = lib.tfn_pipeline_batch_count(batch)
         col = self._col
         result = {}
