@@ -415,10 +415,10 @@ def test_read_record_into_bytes_matches_the_cffi_path(tmp_path, comp, monkeypatc
 
 def test_read_record_after_close_and_from_threads(tmp_path):
     import threading
-    from tfnano import _record
+    from tfnano.io import tf_record
     recs = [bytes([i]) * (70000 + i) for i in range(20)]
     write(tmp_path / "a", recs)
-    r = _record._open_reader(str(tmp_path / "a"), "", 1 << 20)
+    r = tf_record.open_reader(str(tmp_path / "a"), "", 1 << 20)
     assert r.next_record() == recs[0]
     r.close()
     with pytest.raises((ValueError, TypeError, AttributeError)):

@@ -19,7 +19,7 @@ import pytest
 import tfnano as tf
 from tfnano import _parsing, errors
 from tfnano._c.pipeline import CPipeline
-from tfnano._record import RecordBatch
+from tfnano.io.tf_record import RecordBatch
 
 ROOT = Path(__file__).resolve().parents[2]
 

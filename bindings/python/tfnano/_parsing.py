@@ -98,7 +98,7 @@ def _validate(features):
     """TensorFlow's Python-side checks, in its order; returns [_Config] by sorted key."""
     if not features:
         raise ValueError("Argument `features` cannot be None or falsy. Got %s" % (features,))
-    from .io import _kinds
+    from .io import _kinds  # lazy door: io/_kinds imports this module
     features, kinds = _kinds.adopt(features)  # TensorFlow's own configs
     if kinds:  # parse_example handles them; Parser and the batch tracer do not
         raise _kinds.KindsNotDense(features)
@@ -766,7 +766,7 @@ def _out_specs(features, lead):
     """{key: Spec} of parse outputs, record shapes prefixed by `lead`."""
     if isinstance(features, _Symbol) or not isinstance(features, dict):
         raise _TraceError("the features argument must be a Python dict")
-    from .io import _kinds
+    from .io import _kinds  # lazy door: io/_kinds imports this module
     adopted, kinds = _kinds.adopt(features)
     if kinds:  # SparseTensor / RaggedTensor outputs: CompositeSpecs
         return _kinds.trace_specs(adopted, lead)
@@ -791,7 +791,7 @@ def _single_infer(serialized, features, example_names=None, name=None):
 def _single_batch(serialized, features, example_names=None, name=None, _tfn_int32=()):
     """parse_single_example over a batch of records = parse_example of the batch."""
     sink = getattr(LENGTHS, "table", None)
-    from .io import _kinds
+    from .io import _kinds  # lazy door: io/_kinds imports this module
     adopted, kinds = _kinds.adopt(features)
     if kinds:
         return _kinds.parse_records_batched(serialized, adopted, example_names,
@@ -862,7 +862,7 @@ def parse_example(serialized, features, example_names=None, name=None):
 def parse_single_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_single_example``: one serialized Example -> {key: array}."""
     if serialized.__class__ is _Symbol and isinstance(features, dict):
-        from .io import _kinds
+        from .io import _kinds  # lazy door: io/_kinds imports this module
         if _kinds.batchable(features) is not None:  # traced, run per record
             return _parse_single_per_record(serialized, features, example_names, name)
     return _parse_single(serialized, features, example_names, name)

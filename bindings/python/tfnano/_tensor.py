@@ -155,7 +155,7 @@ class Tensor(np.ndarray):
         try:
             r = np.ndarray.__getitem__(self, idx)
         except IndexError:  # TensorFlow's InvalidArgumentError and text, when it has one
-            from .ops.array_ops import _check_index
+            from .ops.array_ops import _check_index  # lazy door: the ops build on Tensor
             _check_index(self.view(np.ndarray), idx)
             raise
         if isinstance(r, np.ndarray):
@@ -176,7 +176,7 @@ class Tensor(np.ndarray):
 # Tensor's dtype, `x += 1` makes a new Tensor. The ops load on first use.
 def _tensor_binary(name, reflected=False):
     def method(self, other):
-        from .ops import _operators
+        from .ops import _operators  # lazy door: the ops build on Tensor
         op = _operators.BINARY[name]
         return op(other, self) if reflected else op(self, other)
     method.__name__ = name
@@ -185,7 +185,7 @@ def _tensor_binary(name, reflected=False):
 
 def _tensor_unary(name):
     def method(self):
-        from .ops import _operators
+        from .ops import _operators  # lazy door: the ops build on Tensor
         return _operators.UNARY[name](self)
     method.__name__ = name
     return method

@@ -8,7 +8,7 @@ hand finished batches over; Python only wraps them. Each item is
     ``_parsing.run(spec, records, tensors=False)`` on the same records (numeric
     outputs are numpy views of the batch's C memory, no copy; bytes features are
     object arrays of bytes);
-  - without: a ``tfnano._record.RecordBatch`` (one buffer plus offsets, also views).
+  - without: a ``tfnano.io.tf_record.RecordBatch`` (one buffer plus offsets, also views).
 
 Errors are the exception classes and messages of tfnano's readers and parse_example,
 raised at their place in the stream; iterating again goes on after them.
@@ -253,7 +253,7 @@ class CPipeline:
         return np.frombuffer(ffi.buffer(handle, count * dtype.itemsize), dtype=dtype)
 
     def _records(self, batch):
-        from .._record import RecordBatch
+        from ..io.tf_record import RecordBatch
         data_p, len_p, off_p = self._rec
         lib.tfn_pipeline_batch_records(batch, data_p, len_p, off_p)
         n = lib.tfn_pipeline_batch_count(batch)

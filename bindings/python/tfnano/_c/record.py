@@ -259,10 +259,11 @@ class Reader:
     MAX_RANGES = 10000
 
     def __init__(self, source, compression, buffer_size, on_damage="raise", name=None,
-                 locate=True):
+                 locate=True, owns=False):
         """source: a path or a binary file object; name: what errors and opts.name
         call a file object (default: its .name); locate: name the file, record and
-        offset in str() of errors (False: TensorFlow's bare text, the CLI's)."""
+        offset in str() of read errors (False: TensorFlow's bare text, the CLI's);
+        owns: close() closes the file object too."""
         if on_damage not in _ON_DAMAGE:
             raise ValueError('on_damage must be "raise", "skip" or "warn", got %r'
                              % (on_damage,))
@@ -278,6 +279,7 @@ class Reader:
         self.skipped_bytes = 0
         self.last_damage = None
         self._locate = locate
+        self._owned = source if owns else None
         out = ffi.new("tfn_record_reader **")
         err = _c.new_error()
         self._fio = self._keep = None
@@ -433,3 +435,6 @@ class Reader:
         r, self._r = getattr(self, "_r", None), None
         if r is not None:
             ffi.release(r)  # runs tfn_record_reader_free now (closes the file)
+        f, self._owned = getattr(self, "_owned", None), None
+        if f is not None:
+            f.close()

@@ -439,7 +439,7 @@ def to_arrow(records, features=None, *, sequence_features=None, large_lists=Fals
 
 
 def _sequence_batch(pa, recs, features, sequence_features, large_lists):
-    from . import _sequence as S
+    from . import _sequence as S  # lazy door: _sequence imports this module
     names, arrays = [], []
     if features:
         cols = F.normalize(features)

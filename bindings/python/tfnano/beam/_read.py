@@ -107,7 +107,7 @@ def read_range(fh, tracker, batch_size):
     batch (claims only move forward, and no split lands at or before a claimed
     position, so every record up to it belongs to this range)."""
     from .._c.record import Reader
-    from .._record import RecordBatch
+    from ..io.tf_record import RecordBatch
     rng = tracker.current_restriction()
     if rng.start >= rng.stop:
         return

@@ -5,7 +5,7 @@ import os
 
 from .. import errors
 from .._c import record as _crecord
-from .._record import _fsspec_open, _is_url
+from ..io.tf_record import fsspec_open, is_url
 
 COMPRESSIONS = ("AUTO", "NONE", "", "ZLIB", "GZIP")
 # the reader's reason for a skipped range -> the CLI's words for it
@@ -72,8 +72,8 @@ class RecordFile:
                              % compression)
         comp = "" if comp == "NONE" else comp
         on_damage = "skip" if skip_damage else "raise"
-        if _is_url(name):
-            self._owned = _fsspec_open(name, "rb")
+        if is_url(name):
+            self._owned = fsspec_open(name, "rb")
             source = self._owned
         else:
             source = local_path(name)

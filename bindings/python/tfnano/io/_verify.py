@@ -29,8 +29,8 @@ def verify_records(path, compression=None, buffer_size=1 << 20):
     Raises only when the file cannot be opened (NotFoundError, ...)."""
     from .. import errors
     from .._c import record as _crecord
-    from .._record import _tf_compression
-    comp = "AUTO" if compression is None else _tf_compression(compression)
+    from .tf_record import tf_compression
+    comp = "AUTO" if compression is None else tf_compression(compression)
     source = path if hasattr(path, "read") else os.fspath(path)
     if isinstance(source, bytes):
         source = os.fsdecode(source)

@@ -525,7 +525,7 @@ class StaticVocabularyTable(_Lookup):
 
 def __getattr__(name):
     if name == "experimental":  # the mutable tables, imported when first asked for
-        from . import lookup_experimental
+        from . import lookup_experimental  # lazy door: lookup_experimental imports this module
         return lookup_experimental
     if name.startswith("__"):
         raise AttributeError(name)
