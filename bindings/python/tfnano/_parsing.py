@@ -11,7 +11,7 @@ import threading
 import numpy as np
 
 from . import _c, _native
-from ._c import malloc as _malloc
+from ._c import parse as _cparse
 from . import dtypes as _dt
 from ._c.outbuf import POOL as _outbuf_pool, Carver
 from ._tensor import Tensor
@@ -44,8 +44,10 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """``tf.io.VarLenFeature`` (accepted for repr; parsing it is not supported)."""
 
 
-_NATIVE_DTYPE = {"int64": lib.TFN_INT64, "float32": lib.TFN_FLOAT32, "string": lib.TFN_BYTES}
-_NP_OUT = {lib.TFN_INT64: np.int64, lib.TFN_FLOAT32: np.float32, lib.TFN_INT32: np.int32}
+_NATIVE_DTYPE = _cparse.NATIVE_DTYPE
+_NP_OUT = _cparse.NP_OUT
+_parse_err = _cparse.parse_error
+_bytes_objects = _cparse.bytes_objects
 _TF_NAMES = {"float32": "float", "float64": "double", "int64": "int64", "string": "string"}
 
 
@@ -511,76 +513,6 @@ def _names_views(names, n):
 # ----------------------------------------------------------------- parse
 
 _INVALID = {rc: None for rc in ()}
-
-
-def _parse_err(rc, err):
-    from .errors import InvalidArgumentError
-    over = {lib.TFN_E_CORRUPT: InvalidArgumentError, lib.TFN_E_TYPE: InvalidArgumentError,
-            lib.TFN_E_NOT_FOUND: InvalidArgumentError, lib.TFN_E_INVALID_ARG:
-            InvalidArgumentError, lib.TFN_E_OUT_OF_RANGE: InvalidArgumentError}
-    from .errors import _locate  # str() names the example (the parser has no offset)
-    return _locate(_c.exception(rc, err, over), None, int(err.record_index),
-                   record_label="example")
-
-
-_BIG_STRINGS = 1 << 20  # string outputs of a batch worth tuning malloc for
-
-
-def _bytes_objects(views_arr, count):
-    """tfn_bytes views (a uint64 (count, 2) array) -> numpy object array of bytes."""
-    out = np.empty(count, dtype=object)
-    if count == 0:
-        return out
-    if count <= 8:  # a few strings (a small batch): no numpy pass over the views
-        buffer, cast = ffi.buffer, ffi.cast
-        out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
-                  for p, ln in views_arr[:count].tolist()]
-        return out
-    lens = views_arr[:, 1].astype(np.int64)
-    total = int(lens.sum())
-    if count <= 32 or total >= count * 4096:
-        # a few strings, or big ones (images): one slice each, a single copy, beats
-        # the copy-out call (which copies twice more to make the bytes objects)
-        if total >= _BIG_STRINGS and _malloc._state is None:
-            _malloc.tune()  # freed batches of them stay mapped for the next (see _malloc)
-        buffer, cast = ffi.buffer, ffi.cast
-        out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
-                  for p, ln in views_arr.tolist()]
-        return out
-    width = int(lens.max())
-    if width * count <= 2 * total + 16 * count:  # little padding: numpy's fixed width
-        return _bytes_fixed(views_arr, count, lens, width)
-    buf = bytearray(total)
-    offs = np.zeros(count + 1, dtype=np.uint64)
-    needed = ffi.new("size_t *")
-    err = _c.new_error()
-    rc = lib.tfn_bytes_copy_out(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)), count,
-                                ffi.from_buffer(buf), total,
-                                ffi.cast("uint64_t *", ffi.from_buffer(offs)), needed, err)
-    _c.check(rc, err)
-    data = bytes(buf)
-    o = offs.tolist()
-    out[:] = [data[o[i]:o[i + 1]] for i in range(count)]
-    return out
-
-
-def _bytes_fixed(views_arr, count, lens, width):
-    """The strings as rows of an "S<width>" array (one C call), made bytes objects by
-    numpy in one pass (a Python slice per string costs several times more); numpy
-    drops trailing NUL bytes, so the strings that end in one are cut out again."""
-    if width == 0:
-        return np.full(count, b"", dtype=object)
-    rows = np.empty(count * width, dtype=np.uint8)
-    err = _c.new_error()
-    _c.check(lib.tfn_bytes_copy_fixed(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)),
-                                        count, ffi.from_buffer(rows), width, rows.size, err),
-               err)
-    out = rows.view("S%d" % width).astype(object)
-    rows = rows.reshape(count, width)
-    last = rows[np.arange(count), np.maximum(lens - 1, 0)]
-    for i in np.nonzero((last == 0) & (lens > 0))[0].tolist():
-        out[i] = rows[i, :lens[i]].tobytes()
-    return out
 
 
 def _run_state(spec):

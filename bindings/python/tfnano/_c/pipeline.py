@@ -229,8 +229,8 @@ class CPipeline:
                     name = where.rsplit(", record ", 1)[0]
             return _exception(rc, err, None, name, where=True)
         # a parse error: parse_example's class and text; str() adds where it was
-        from .._parsing import _parse_err
-        exc = _parse_err(rc, err)
+        from .parse import parse_error
+        exc = parse_error(rc, err)
         tf_text, where = _split_where(text, "; file ")
         if isinstance(exc, errors.OpError):
             exc = type(exc)(None, None, tf_text, status=rc, offset=int(err.offset),
@@ -264,7 +264,7 @@ class CPipeline:
         return RecordBatch(data, offsets)
 
     def _columns(self, batch):
-        from .._parsing import _bytes_objects
+        from .parse import bytes_objects
         n = lib.tfn_pipeline_batch_count(batch)
         col = self._col
         result = {}
@@ -283,7 +283,7 @@ class CPipeline:
             if col.dtype == _BYTES:
                 views = (np.frombuffer(ffi.buffer(col.values, count * 16), np.uint64)
                          .reshape(count, 2) if count else np.zeros((0, 2), np.uint64))
-                post.append((key, _bytes_objects(views, count).reshape(full)))
+                post.append((key, bytes_objects(views, count).reshape(full)))
             else:
                 result[key] = self._view(batch, col.values, count,
                                          _NP[col.dtype]).reshape(full)

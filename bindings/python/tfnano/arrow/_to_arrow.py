@@ -146,8 +146,8 @@ def _threads_for(recs, num_threads):
 
 
 def _raise(rc, err):
-    from .._parsing import _parse_err
-    raise _parse_err(rc, err)
+    from .._c.parse import parse_error
+    raise parse_error(rc, err)
 
 
 def parse_var_len(recs, cols, num_threads=1):

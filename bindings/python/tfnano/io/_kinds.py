@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from .. import _c
+from .._c import parse as _cparse
 from .. import _parsing as _p
 from .. import dtypes as _dt
 from .._c.outbuf import Carver
@@ -238,11 +239,11 @@ class _Plan:
             keep.append(kb)
             cfg[i].key, cfg[i].key_len = kb, len(key.encode("utf-8"))
             cfg[i].type = lib.TFN_VAR_LEN
-            if dt.name not in _p._NATIVE_DTYPE:
+            if dt.name not in _cparse.NATIVE_DTYPE:
                 raise _invalid("Value for attr 'sparse_types' of %s is not in the list of "
                                "allowed values: float, int64, string"
                                % _p._TF_NAMES.get(dt.name, dt.name))
-            cfg[i].dtype = _p._NATIVE_DTYPE[dt.name]
+            cfg[i].dtype = _cparse.NATIVE_DTYPE[dt.name]
         out = ffi.new("tfn_spec **")
         err = _c.new_error()
         rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
@@ -308,7 +309,7 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
     flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
     rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
     if rc < 0:
-        raise _p._parse_err(rc, err)
+        raise _cparse.parse_error(rc, err)
     nd = len(plan.dense)
     outs = ffi.new("tfn_output[]", nd + len(plan.var))
     carver = Carver()
@@ -332,7 +333,7 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
         if c.dtype is _dt.string:
             layout.append(("dense", c.key, None, count, shape))
         else:
-            npt = _p._NP_OUT[_p._NATIVE_DTYPE[c.dtype.name]]
+            npt = _cparse.NP_OUT[_cparse.NATIVE_DTYPE[c.dtype.name]]
             layout.append(("dense", c.key, carver.add(shape, npt), count, shape))
     for m, (key, dt) in enumerate(plan.var):
         total = lib.tfn_parser_total(p, nd + m)
@@ -371,7 +372,7 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
         keep.append(outs[j].values)
     _fill(p, outs, [c for _, _, _, c, _ in layout], err)
     for target, key, views, count, shape in post:
-        target[key] = _p._bytes_objects(views[:count], count).reshape(shape)
+        target[key] = _cparse.bytes_objects(views[:count], count).reshape(shape)
     del keep, recs
     return n, dense, var
 
@@ -391,7 +392,7 @@ def _fill(p, outs, counts, err):
     if sum(counts) < _SPLIT_VALUES or sum(1 for c in counts if c) < 2 or not _two_cores():
         rc = lib.tfn_parser_fill(p, outs, err)
         if rc < 0:
-            raise _p._parse_err(rc, err)
+            raise _cparse.parse_error(rc, err)
         return
     nf = len(counts)
     mine, theirs = ffi.new("tfn_output[]", nf), ffi.new("tfn_output[]", nf)
@@ -408,9 +409,9 @@ def _fill(p, outs, counts, err):
     rc = lib.tfn_parser_fill(p, mine, err)
     rc2 = job.result()
     if rc < 0:  # (the kinds' outputs have no int32 range checks: fills do not fail)
-        raise _p._parse_err(rc, err)
+        raise _cparse.parse_error(rc, err)
     if rc2 < 0:
-        raise _p._parse_err(rc2, err2)
+        raise _cparse.parse_error(rc2, err2)
 
 
 _CORES = []

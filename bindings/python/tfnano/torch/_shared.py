@@ -12,6 +12,7 @@ import torch
 
 from .. import _c
 from .. import _parsing
+from .._c.parse import parse_error
 
 ffi = _c.ffi
 lib = _c.lib
@@ -53,7 +54,7 @@ def parse_shared(state, recs):
     n = recs.n
     rc = lib.tfn_parser_scan(p, recs.views, n, ffi.NULL, lib.TFN_PARSE_BATCH, err)
     if rc < 0:
-        raise _parsing._parse_err(rc, err)
+        raise parse_error(rc, err)
     outs = ffi.new("tfn_output[]", max(1, len(features)))
     # Pass 1: shapes and where each tensor goes in the block.
     plan = []
@@ -100,5 +101,5 @@ def parse_shared(state, recs):
             outs[j].lengths = ffi.cast("int64_t *", base + plan[extra[1]][3])
     rc = lib.tfn_parser_fill(p, outs, err)
     if rc < 0:
-        raise _parsing._parse_err(rc, err)
+        raise parse_error(rc, err)
     return result
