@@ -150,3 +150,23 @@ def sequence_lists(recs, names_v, configs, per_record):
         nvals = outs[j].values
         result[j][2] = bytes_objects(vals[:nvals], nvals)
     return result
+
+
+def scan_batch(parser, views, n, err):
+    """tfn_parser_scan of n records (tfn_bytes views) as one batch: the parser then
+    knows each output's size (max_rows) for fill()."""
+    rc = lib.tfn_parser_scan(parser, views, n, ffi.NULL, lib.TFN_PARSE_BATCH, err)
+    if rc < 0:
+        raise parse_error(rc, err)
+
+
+def max_rows(parser, j):
+    """The most rows feature j has in a record of the batch scanned last."""
+    return int(lib.tfn_parser_max_rows(parser, j))
+
+
+def fill(parser, outs, err):
+    """tfn_parser_fill: writes the scanned batch into `outs` (tfn_output[])."""
+    rc = lib.tfn_parser_fill(parser, outs, err)
+    if rc < 0:
+        raise parse_error(rc, err)
