@@ -144,6 +144,7 @@ LAZY_DOORS = {
     ("tfnano.data.ops.map", "tfnano.data.native"),
     ("tfnano.data.ops.map", "tfnano.data.ops.batch"),
     ("tfnano.data.structured_function", "tfnano.data.ops.batch"),
+    ("tfnano.dtypes", "tfnano._tensor"),
     ("tfnano.ops.lookup_ops", "tfnano.ops.lookup_experimental"),
     ("tfnano.sparse", "tfnano.io._traced_kinds"),
 }
@@ -214,6 +215,7 @@ PRIVATE_IMPORTS_LEFT = {
     ("tfnano.ops.control_flow", "tfnano._trace:_leaves"),
     ("tfnano.ops.control_flow", "tfnano._trace:_map"),
     ("tfnano.ops.control_flow", "tfnano._trace:_pairs"),
+    ("tfnano.signal", "tfnano.ops._common"),
     ("tfnano.sparse", "tfnano._tensor:_infer"),
     ("tfnano.sparse", "tfnano.io._traced_kinds"),
     ("tfnano.torch._source", "tfnano._parsing:_Records"),
