@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tfnano as tf
-from tfnano.ops import _philox
+from tfnano.ops import philox as _philox
 
 
 def test_philox_known_answer():

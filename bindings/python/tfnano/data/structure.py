@@ -64,8 +64,8 @@ def _packed(items):
     for i, v in tensors:
         if v.dtype != dt:
             from ..errors import InvalidArgumentError
-            from .._parsing import _TF_NAMES
-            name = lambda d: _TF_NAMES.get(np.dtype(d).name, np.dtype(d).name)  # noqa: E731
+            tf_names = {"float32": "float", "float64": "double"}  # TF's kernel names
+            name = lambda d: tf_names.get(np.dtype(d).name, np.dtype(d).name)  # noqa: E731
             raise InvalidArgumentError(None, None, "cannot compute Pack as input #%d"
                                        "(zero-based) was expected to be a %s tensor but is "
                                        "a %s tensor" % (i, name(dt), name(v.dtype)))

@@ -1,6 +1,6 @@
 """``tf.random``: TensorFlow's random numbers, bit for bit.
 
-Every op draws from Philox-4x32-10 as TensorFlow's kernels do (``_philox``): the
+Every op draws from Philox-4x32-10 as TensorFlow's kernels do (``philox``): the
 stateless ops (``stateless_uniform`` / ``normal`` / ``truncated_normal``, integer
 uniforms) turn their seed pair into a key and counter by TensorFlow's rule, so the same
 seed gives TensorFlow's values. The seeded stateful ops (``uniform``, ``normal``,
@@ -25,7 +25,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._trace import traceable
 from ..errors import InvalidArgumentError
-from . import _philox
+from . import philox as _philox
 from ._common import like_symbol, plain, shape_list, to_array, wrap
 
 _LOCK = threading.Lock()

@@ -8,7 +8,7 @@ A dataset op takes its two seeds from TensorFlow's rule when it is built
 - ``Words``: an iterator's own stream, Philox(seed, seed2) one 32-bit word at a time
   (TensorFlow's SingleSampleAdapter), e.g. ``next_below(n)`` = word % n, which is how
   ShuffleDataset picks a buffer slot."""
-from ...ops import _philox
+from ...ops import philox as _philox
 from ...ops import random_ops
 
 

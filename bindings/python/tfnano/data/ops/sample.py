@@ -5,7 +5,6 @@ import numpy as np
 from ... import errors
 from .. import plan
 from ..plan import INFINITE
-from ...ops._common import plain
 
 
 class ChooseNode(plan.Node):
@@ -108,7 +107,7 @@ class _Selector:
         self._words = words
 
     def next(self):
-        from ...ops import _philox
+        from ...ops import philox as _philox
         seed = (self._words.next(), self._words.next())
         w = _philox.SingleSample(_philox.Philox.stateless(seed)).take(2)
         u = float(_philox.unit_double(w[:1], w[1:])[0])
@@ -180,7 +179,8 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
     if weights is None:
         logits = np.ones(len(datasets), np.float32)  # TensorFlow's logits, not log(1)
     else:
-        given = np.asarray(plain(weights) if isinstance(weights, np.ndarray) else weights)
+        given = np.asarray(weights.view(np.ndarray) if isinstance(weights, np.ndarray)
+                           else weights)
         if given.reshape(-1).shape[0] != len(datasets):
             raise ValueError("Invalid `weights`. `weights` should have the same length as "
                              "`datasets` but got `len(weights)=%d` vs. `len(datasets)=%d`."

@@ -1,11 +1,11 @@
-"""TensorFlow's random streams, bit-exact: Philox-4x32-10 (lib/base/philox.c, and a
-numpy form for many scattered counters), TensorFlow's seed -> key/counter rules, its
+"""TensorFlow's random streams, bit-exact: Philox-4x32-10 (lib/base/philox.c through
+tfnano._c.random, and a numpy form for many scattered counters), TensorFlow's seed -> key/counter rules, its
 SingleSampleAdapter, and the distributions of core/lib/random/random_distributions.h
 (uniform floats from the mantissa bits, biased-modulo integers, Box-Muller normals,
 truncated normals drawn per group of outputs from counters 256 blocks apart)."""
 import numpy as np
 
-from .._ffi import ffi, lib
+from .._c import random as _cr
 
 _M32 = 0xFFFFFFFF
 _M64 = (1 << 64) - 1
@@ -13,18 +13,9 @@ _M128 = (1 << 128) - 1
 _STATELESS_KEY = (0x3EC8F720, 0x02461E29)  # TF's GenerateKey scrambling key
 
 
-def _words(counter):
-    return [(counter >> (32 * i)) & _M32 for i in range(4)]
-
-
 def philox_blocks(key, counter, n):
     """n blocks (an (n, 4) uint32 array) for the 128-bit counters counter .. counter+n-1."""
-    out = np.empty((n, 4), dtype=np.uint32)
-    if n:
-        lib.tfn_philox4x32(ffi.new("uint32_t[2]", list(key)),
-                           ffi.new("uint32_t[4]", _words(counter)), n,
-                           ffi.cast("uint32_t *", ffi.from_buffer(out)))
-    return out
+    return _cr.philox_blocks(key, counter, n)
 
 
 def philox_at(key, counters):
@@ -111,22 +102,8 @@ def _unit_half(words):
     return bits.view(np.float16) - np.float16(1.0)
 
 
-def _box_muller_float(words):
-    out = np.empty(len(words), dtype=np.float32)
-    if len(words):
-        w = np.ascontiguousarray(words, dtype=np.uint32)
-        lib.tfn_box_muller_float(ffi.cast("uint32_t *", ffi.from_buffer(w)), len(w) // 2,
-                                 ffi.cast("float *", ffi.from_buffer(out)))
-    return out
-
-
-def _box_muller_double(words):
-    out = np.empty(len(words) // 2, dtype=np.float64)
-    if len(words):
-        w = np.ascontiguousarray(words, dtype=np.uint32)
-        lib.tfn_box_muller_double(ffi.cast("uint32_t *", ffi.from_buffer(w)), len(w) // 4,
-                                  ffi.cast("double *", ffi.from_buffer(out)))
-    return out
+_box_muller_float = _cr.box_muller_float
+_box_muller_double = _cr.box_muller_double
 
 
 def uniform(gen, n, dtype):
