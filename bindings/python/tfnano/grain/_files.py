@@ -1,5 +1,6 @@
 """The record files behind a source: a path, a glob pattern or a list -> sorted paths,
 their indexes, and a global record number -> (file, record in file)."""
+import bisect
 import glob
 import os
 import threading
@@ -43,6 +44,7 @@ class RecordFiles:
         self._local.files = first
         self.starts = np.zeros(len(first) + 1, dtype=np.int64)
         np.cumsum([len(f) for f in first], out=self.starts[1:])
+        self._starts = self.starts.tolist()  # for one record: bisect, no numpy
         self.n = int(self.starts[-1])
 
     def __getstate__(self):
@@ -80,8 +82,14 @@ class RecordFiles:
 
     def one(self, i):
         """Record i's serialized bytes."""
-        f, r = self.locate([i])
-        return self.files[int(f[0])][int(r[0])]
+        i = int(i)
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError("record index out of range (the source has %d records)"
+                             % self.n)
+        f = bisect.bisect_right(self._starts, i) - 1
+        return self.files[f][i - self._starts[f]]
 
     def views(self, indices):
         """A batch of records as payload views the parser reads in place:
