@@ -109,6 +109,17 @@ def test_two_workers_two_epochs_exact_once(shards):
     assert batches[:10] != batches[10:]  # epochs are shuffled differently
 
 
+def test_data_loader_two_workers(shards):
+    src = TFRecordDataSource(shards)
+    loader = grain.DataLoader(
+        data_source=src,
+        sampler=grain.samplers.IndexSampler(len(src), num_epochs=2, shuffle=True, seed=2),
+        operations=[grain.transforms.Batch(10, batch_fn=ParseBatch(FEATURES))],
+        worker_count=2)
+    ids = [i for b in loader for i in b["id"].tolist()]
+    assert sorted(ids) == sorted(list(range(100)) * 2)
+
+
 def test_checkpoint_resumes_mid_epoch(shards):
     def make():
         ds = (grain.MapDataset.source(TFRecordDataSource(shards)).shuffle(seed=5)

@@ -7,8 +7,10 @@ class ParseBatch:
     TFRecordDataSource's records: an (n,) object array of bytes; a list of bytes works
     too) into {key: ndarray with a leading batch dimension}, in one C call.
 
-    Use it with ``MapDataset.map`` / ``IterDataset.map``, or as ``batch_fn``
-    (``.batch(n, batch_fn=ParseBatch(features))`` skips building the object array).
+    Use it with ``MapDataset.map`` / ``IterDataset.map``, or as a ``batch_fn``:
+    ``.batch(n, batch_fn=ParseBatch(features))`` skips building the object array, and
+    ``grain.transforms.Batch(n, batch_fn=ParseBatch(features))`` is the way in
+    grain.DataLoader's operations.
     Args as tfnano.Parser (features, int32, maxlen, masks, num_threads). Pickles as its
     arguments (Grain's worker processes compile the spec again)."""
 
@@ -34,8 +36,6 @@ class ParseBatch:
         if isinstance(batch, (list, tuple)):
             batch = [b.item() if hasattr(b, "item") else b for b in batch]
         return self._parser().parse(batch)
-
-    map = __call__  # grain.transforms.Map's method name, for grain.DataLoader's operations
 
     def __repr__(self):
         return "ParseBatch(%s)" % ", ".join(sorted(self.features))
