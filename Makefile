@@ -275,8 +275,8 @@ test-torch: venv-torch python
 
 # tfnano.keras, tfnano.grain and tfnano.hf: each framework in its own virtualenv from
 # PyPI (none is a tfnano dependency; their requirements files pin the versions tested),
-# tfnano from the tree (each test folder's conftest.py). Keras 3 runs on JAX and on
-# PyTorch (CPU) with TensorFlow blocked from importing.
+# tfnano from the tree (each test folder's conftest.py). Keras 3 runs on JAX (here) and
+# on PyTorch (in build/venv-torch, which has keras too) with TensorFlow blocked.
 VENV_KERAS := build/venv-keras
 $(VENV_KERAS)/.stamp: test/keras/requirements.txt
 	@test/tools/ensure-deps.sh
@@ -285,8 +285,9 @@ $(VENV_KERAS)/.stamp: test/keras/requirements.txt
 
 venv-keras: $(VENV_KERAS)/.stamp
 
-test-keras: venv-keras python
-	$(VENV_KERAS)/bin/python -m pytest -q -p no:cacheprovider test/keras
+test-keras: venv-keras venv-torch python
+	KERAS_TORCH_PYTHON=$(CURDIR)/$(VENV_TORCH)/bin/python \
+	  $(VENV_KERAS)/bin/python -m pytest -q -p no:cacheprovider test/keras
 
 VENV_GRAIN := build/venv-grain
 $(VENV_GRAIN)/.stamp: test/grain/requirements.txt

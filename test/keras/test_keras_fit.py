@@ -1,5 +1,7 @@
 """Keras 3 trains from tfnano datasets on the JAX and the PyTorch backends, with
-TensorFlow blocked from importing (each backend in its own process)."""
+TensorFlow blocked from importing (each backend in its own process). JAX runs in this
+interpreter (build/venv-keras); PyTorch in $KERAS_TORCH_PYTHON, which make test-keras
+sets to build/venv-torch's (torch is downloaded for that virtualenv only)."""
 import json
 import os
 import subprocess
@@ -11,10 +13,22 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _python(backend):
+    """The interpreter that has Keras and this backend."""
+    if backend == "torch" and os.environ.get("KERAS_TORCH_PYTHON"):
+        return os.environ["KERAS_TORCH_PYTHON"]
+    probe = subprocess.run([sys.executable, "-c", "import keras, %s" % backend],
+                           capture_output=True, env=dict(os.environ, KERAS_BACKEND="jax"))
+    if probe.returncode:
+        pytest.skip("no %s beside keras in %s: run make test-keras (or set "
+                    "KERAS_TORCH_PYTHON)" % (backend, sys.executable))
+    return sys.executable
+
+
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_fit_two_epochs_without_tensorflow(backend, tmp_path):
     env = dict(os.environ, KERAS_BACKEND=backend, KERAS_HOME=str(tmp_path / "keras"))
-    out = subprocess.run([sys.executable, os.path.join(HERE, "fit_run.py"), str(tmp_path)],
+    out = subprocess.run([_python(backend), os.path.join(HERE, "fit_run.py"), str(tmp_path)],
                          env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     r = json.loads(out.stdout.strip().splitlines()[-1])
