@@ -136,3 +136,11 @@ def test_imports_without_datasets():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True)
     assert "pip install datasets" in out.stdout
+
+
+def test_cache_follows_the_files(tmp_path):
+    path = _write(tmp_path / "x.tfrecord", _records(12))
+    assert len(load_tfrecord(path, FEATURES, cache_dir=tmp_path / "c")) == 12
+    _write(tmp_path / "x.tfrecord", _records(5))  # rewritten: another size and mtime
+    assert len(load_tfrecord(path, FEATURES, cache_dir=tmp_path / "c")) == 5
+    assert len(os.listdir(tmp_path / "c")) == 2

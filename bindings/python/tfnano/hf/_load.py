@@ -25,10 +25,12 @@ def hf_features(features):
 
 def _key(paths, features, compression):
     """What the cache file depends on: the files (path, size, mtime) and the schema."""
+    from ..io.gfile import gfile  # local paths and URLs (gs://, s3://, ...) alike
     h = hashlib.sha256()
     for p in paths:
-        st = os.stat(p)
-        h.update(json.dumps([os.path.abspath(p), st.st_size, st.st_mtime_ns]).encode())
+        st = gfile.stat(p)
+        name = p if "://" in p else os.path.abspath(p)
+        h.update(json.dumps([name, st.length, st.mtime_nsec]).encode())
     h.update(repr(sorted((k, repr(v)) for k, v in (features or {}).items())).encode())
     h.update(repr(compression).encode())
     return h.hexdigest()[:24]
