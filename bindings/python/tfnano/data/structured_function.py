@@ -62,6 +62,31 @@ def _lists_with_symbols(s):
     return False
 
 
+def _pack_lists(graph, out):
+    """Each Python list holding traced tensors inside the returned structure becomes
+    one stacked tensor, recorded in the graph (tf.data converts such a list with
+    convert_to_tensor, which packs it): ``return image, [t0, t1, t2, t3]`` gives an
+    int64 tensor of shape [4] per element, traced and batched like any other op."""
+    if isinstance(out, list):
+        if not _trace.has_symbol(out):
+            return out
+        from ..ops.array_ops import stack
+        items = [_pack_lists(graph, x) for x in out]
+        prev = _trace.active_graph()
+        _trace._STATE.graph = graph
+        try:
+            return stack(items)
+        finally:
+            _trace._STATE.graph = prev
+    if isinstance(out, dict):
+        return type(out)((k, _pack_lists(graph, v)) for k, v in out.items()) \
+            if type(out) is not dict else {k: _pack_lists(graph, v) for k, v in out.items()}
+    if isinstance(out, tuple):
+        vals = [_pack_lists(graph, v) for v in out]
+        return type(out)(*vals) if structure.is_namedtuple(out) else tuple(vals)
+    return out
+
+
 class StructuredFunction:
     """`func` as tf.data calls it on elements of `input_spec` (None: unknown)."""
 
@@ -87,6 +112,12 @@ class StructuredFunction:
             return
         if type(graph.outputs) is list:  # as TensorFlow packs a returned list
             graph.outputs = tuple(graph.outputs)
+        try:
+            graph.outputs = _pack_lists(graph, graph.outputs)
+        except Exception as e:  # TF's convert_to_tensor would refuse this list too
+            self.reason = "a returned list cannot be packed into one tensor: %s" % e
+            self._warn()
+            return
         self.graph = graph
         self.batch_reason = graph.vectorizable()
         if self.batch_reason is not None:

@@ -154,7 +154,14 @@ class BatchNode(plan.Node):
                                        self.drop_remainder)
         return self
 
+    def notes(self):
+        return ["joins columns" if self.inputs[0].columnar() else "stacks elements"]
+
     def stage(self, ctx):
+        if self.inputs[0].columnar():
+            from ..columns import BatchColumnsStage
+            return BatchColumnsStage(ctx.stage(self.inputs[0]), self.batch_size,
+                                     self.drop_remainder)
         return BatchStage(ctx.stage(self.inputs[0]), self.batch_size, self.drop_remainder,
                           stacked_input)
 

@@ -16,6 +16,7 @@ from ..structured_function import StructuredFunction, compose
 from ..workers import Pool
 
 CHUNK = 16          # elements per worker task
+CHUNK_ROWS = 256    # elements per run of a vectorized graph
 
 
 class MapNode(plan.Node):
@@ -38,7 +39,31 @@ class MapNode(plan.Node):
         return a
 
     def notes(self):
-        return [self.fn.describe()]
+        if self.columnar():
+            how = "vectorized: the graph runs once per chunk of %d elements" % CHUNK_ROWS
+        elif self.fn.traced:
+            how = "per element: %s" % self.per_element_reason()
+        else:
+            how = "per element"
+        return [self.fn.describe(), how]
+
+    def per_element_reason(self):
+        from ..columns import fixed_dense
+        if not self.fn.vectorized:
+            return "the graph has no batched form"
+        if not fixed_dense(self.fn.output_spec()):
+            return "its output shapes vary per element"
+        return "its input's shapes vary per element"
+
+    def columnar(self):
+        """A vectorized function whose input and output have fixed shapes runs on
+        chunks of elements, whatever follows it."""
+        from ..columns import fixed_dense
+        if type(self) is not MapNode or not self.fn.vectorized or \
+                not fixed_dense(self.fn.output_spec()):
+            return False
+        up = self.inputs[0]
+        return up.columnar() or fixed_dense(up.element_spec())
 
     def cardinality(self):
         return self.inputs[0].cardinality()
@@ -79,6 +104,9 @@ class MapNode(plan.Node):
     def stage(self, ctx):
         up = ctx.stage(self.inputs[0])
         w = self.workers(ctx)
+        if self.columnar():
+            from ..columns import MapColumnsStage
+            return MapColumnsStage(up, self.fn, w, CHUNK_ROWS)
         if w == 1:
             return _MapStage(up, self.fn)
         ordered = self.deterministic if self.deterministic is not None else \

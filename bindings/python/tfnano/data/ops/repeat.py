@@ -19,7 +19,14 @@ class RepeatNode(plan.Node):
             return 0 if card == 0 else INFINITE
         return card * self.count if card >= 0 else card
 
+    def columnar(self):
+        return self.inputs[0].columnar()
+
     def stage(self, ctx):
+        if self.columnar():
+            from ..columns import RepeatColumnsStage
+            node = self.inputs[0]
+            return RepeatColumnsStage(lambda: ctx.stage(node), self.count)
         return _RepeatStage(ctx, self.inputs[0], self.count)
 
 

@@ -33,7 +33,17 @@ class ShuffleNode(plan.Node):
         if self.reshuffle:
             self.epochs[0] += 1
         rng = _random.Random(self.seed * 1000003 + (epoch if self.reshuffle else 0))
+        if self.columnar():  # the same order, moving element numbers, not elements
+            from ..columns import ShuffleColumnsStage
+            return ShuffleColumnsStage(ctx.stage(self.inputs[0]), self.buffer_size,
+                                       rng.randrange)
         return _ShuffleStage(ctx.stage(self.inputs[0]), self.buffer_size, rng)
+
+    def columnar(self):
+        return self.inputs[0].columnar()
+
+    def notes(self):
+        return ["moves columns" if self.columnar() else "moves elements"]
 
 
 class _ShuffleStage(plan.Stage):
