@@ -146,7 +146,8 @@ class Dataset:
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
         from .ops.interleave import InterleaveNode
-        return self._then(InterleaveNode(self._node, map_func, cycle_length, block_length))
+        return self._then(InterleaveNode(self._node, map_func, cycle_length, block_length,
+                                         num_parallel_calls))
 
     def flat_map(self, map_func, name=None):
         from .ops.interleave import FlatMapNode

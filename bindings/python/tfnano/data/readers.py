@@ -438,8 +438,8 @@ class FileSourceNode(plan.Node):
         return a
 
     def cycle_length(self):
-        from .execute import cpu_count
-        return cpu_count() if self.cycle == AUTOTUNE else self.cycle
+        from .execute import cycle_length
+        return cycle_length(self.cycle, self.cycle)
 
     def element_spec(self):
         from .._trace import Spec

@@ -72,6 +72,10 @@ def _pack_lists(graph, out):
             return out
         from ..ops.array_ops import stack
         items = [_pack_lists(graph, x) for x in out]
+        like = next(x for x in items if isinstance(x, _trace.Symbol))
+        # Python numbers take the tensors' dtype, as convert_to_tensor's packing does
+        items = [x if isinstance(x, _trace.Symbol) else np.asarray(x, like.spec.dtype)
+                 for x in items]
         prev = _trace.active_graph()
         _trace._STATE.graph = graph
         try:
@@ -183,8 +187,14 @@ class StructuredFunction:
         return "traced: %s (not vectorized: %s)" % (text, self.batch_reason)
 
     # ---- running
+    # How often it ran per element and on batches (what explain() claims is checked
+    # against these by the tests; a plain += under the GIL: a count, not a lock).
+    element_runs = 0
+    batch_runs = 0
+
     def __call__(self, element):
         """One element -> the normalized result."""
+        self.element_runs += 1
         if self.graph is None:
             out = structure.call(self.func, element)
             if type(out) is list:  # TensorFlow makes a returned list a tuple
@@ -194,6 +204,7 @@ class StructuredFunction:
 
     def raw(self, element):
         """One element -> the function's result, unnormalized (filter's predicate)."""
+        self.element_runs += 1
         if self.graph is None:
             return structure.call(self.func, element)
         return self.graph.run(element)
@@ -201,6 +212,7 @@ class StructuredFunction:
     def run_batch(self, batch, n):
         """A batch of n elements (record axis first) -> the batched results, equal to
         stacking the per-record results."""
+        self.batch_runs += 1
         g = self._batch_graph
         if g is None:
             g = self._batch_graph = fuse_int32_casts(self.graph)
