@@ -252,6 +252,16 @@ def same(a, b, ordered):
     return ra == rb
 
 
+def table(rows):
+    out = ["| pipeline | TensorFlow 2.21 | tfnano | tfnano / TF | TF's values |",
+           "|---|---|---|---|---|"]
+    for r in rows:
+        out.append("| %s | %.0f/s | %.0f/s | %.2fx | %s |" % (
+            r["work"], r["tf_per_s"], r["tfnano_per_s"], r["ratio"],
+            "equal" if r["equal"] else "**differ**"))
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")

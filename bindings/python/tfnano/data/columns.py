@@ -16,22 +16,25 @@ CHUNK = 256  # elements a vectorized map runs at once when nothing asks for more
 
 
 class Columns:
-    """`n` elements shaped like `template`: `leaves[c]` holds component c of each."""
-    __slots__ = ("template", "leaves", "n")
+    """`n` elements shaped like `template`: `leaves[c]` holds component c of each.
+    `fresh`: the arrays were made for these elements alone (a batch may hand them
+    out without a copy; a cache's or a source's arrays are not fresh)."""
+    __slots__ = ("template", "leaves", "n", "fresh")
 
-    def __init__(self, template, leaves, n):
+    def __init__(self, template, leaves, n, fresh=False):
         self.template, self.leaves, self.n = template, leaves, n
+        self.fresh = fresh
 
     @classmethod
     def of(cls, batched, n):
         """A batched element (leaves with the record axis first) as columns."""
-        return cls(batched, [np.asarray(x) for x in structure.flatten(batched)], n)
+        return cls(batched, [np.asarray(x) for x in structure.flatten(batched)], n, True)
 
     def slice(self, start, stop):
         return Columns(self.template, [x[start:stop] for x in self.leaves], stop - start)
 
     def take(self, idx):
-        return Columns(self.template, [x[idx] for x in self.leaves], len(idx))
+        return Columns(self.template, [x[idx] for x in self.leaves], len(idx), True)
 
     def element(self, i):
         # x[i, ...] keeps a 0-d array (a string stays an object array, not bytes)
@@ -54,7 +57,7 @@ def concat(parts):
         if any(a.shape[1:] != x.shape[1:] for a in col):
             return None
         leaves.append(np.concatenate(col))
-    return Columns(first.template, leaves, sum(p.n for p in parts))
+    return Columns(first.template, leaves, sum(p.n for p in parts), True)
 
 
 def elements_of(parts):
@@ -256,8 +259,14 @@ class CacheFillStage(ColumnStage):
         got = self.upstreams[0].next_columns(max(n, CHUNK))
         if got is None:
             if self._seen is not None:
-                self._store["done"], self._seen = self._seen, None
+                # one array per component: a later epoch's shuffle gathers a batch
+                # from it in one take per component
+                whole = concat(self._seen) if self._seen else None
+                self._store["done"] = [Columns(whole.template, whole.leaves, whole.n)] \
+                    if whole is not None else self._seen
+                self._seen = None
             return None
+        got = Columns(got.template, got.leaves, got.n)  # kept: not the batch's to own
         if self._seen is not None:
             self._seen.append(got)
         return got
@@ -285,7 +294,7 @@ class ShuffleColumnsStage(ColumnStage):
         """One more part from upstream; False at its end (an error is kept for the
         call after the outputs already drawn)."""
         try:
-            got = self.upstreams[0].next_columns(CHUNK)
+            got = self.upstreams[0].next_columns(max(CHUNK, self._size))
         except StopIteration:
             got = None
         if got is None:
@@ -304,6 +313,7 @@ class ShuffleColumnsStage(ColumnStage):
             raise e
         buf, size, pick = self._buf, self._size, self._pick
         out = []
+        keep, drop = out.append, buf.pop
         for _ in range(max(n, 1)):
             while len(buf) < size:
                 if self._inserted < self._pulled:
@@ -324,9 +334,9 @@ class ShuffleColumnsStage(ColumnStage):
             if not buf:
                 break
             i = pick(len(buf))
-            out.append(buf[i])
+            keep(buf[i])
             buf[i] = buf[-1]
-            buf.pop()
+            drop()
         return self._gather(out) if out else None
 
     def _gather(self, out):
@@ -338,14 +348,19 @@ class ShuffleColumnsStage(ColumnStage):
         if len(used) == 1:
             res = first.take(rows)
         else:
-            masks = [(int(p), part == p) for p in used]
+            # outputs grouped by the part they come from: one gather per part and leaf
+            order = np.argsort(part, kind="stable")
+            bounds = np.searchsorted(part[order], used, "left").tolist() + [len(h)]
+            groups = [(int(p), order[bounds[k]:bounds[k + 1]])
+                      for k, p in enumerate(used)]
+            groups = [(p, at, rows[at]) for p, at in groups]
             leaves = []
             for c, x in enumerate(first.leaves):
                 col = np.empty((len(h),) + x.shape[1:], x.dtype)
-                for p, m in masks:
-                    col[m] = self._parts[p].leaves[c][rows[m]]
+                for p, at, r in groups:
+                    col[at] = self._parts[p].leaves[c].take(r, axis=0)
                 leaves.append(col)
-            res = Columns(first.template, leaves, len(h))
+            res = Columns(first.template, leaves, len(h), True)
         counts = np.bincount(part)
         for p in used:
             p = int(p)
@@ -440,7 +455,7 @@ class BatchColumnsStage(plan.Stage):
         if joined is None:  # shapes differ: TensorFlow's error from stacking
             from .ops.batch import stack
             return stack(elements_of(parts))
-        if len(parts) == 1:  # the batch owns its memory (a cache keeps its own)
+        if not joined.fresh:  # the batch owns its memory (a cache keeps its own)
             joined = Columns(joined.template, [np.array(x) for x in joined.leaves],
                              joined.n)
         return joined.batched()
