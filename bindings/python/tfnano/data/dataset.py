@@ -45,7 +45,7 @@ class Dataset:
 
     def plan_text(self):
         """The text explain() prints."""
-        from .execute import optimize
+        from .optimize import optimize
         return "\n".join(plan.explain_lines(optimize(self._node, self._options)))
 
     def options(self):

@@ -425,9 +425,6 @@ class BatchParseNode(MapNode):
     def cardinality(self):
         return self.batch_node.cardinality()
 
-    def rewrite(self, options):
-        return self
-
     def stage(self, ctx):
         ordered = self.deterministic
         if ordered is None:
