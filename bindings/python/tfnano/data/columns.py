@@ -30,6 +30,9 @@ class Columns:
         """A batched element (leaves with the record axis first) as columns."""
         return cls(batched, [np.asarray(x) for x in structure.flatten(batched)], n, True)
 
+    def __len__(self):
+        return self.n
+
     def slice(self, start, stop):
         return Columns(self.template, [x[start:stop] for x in self.leaves], stop - start)
 
@@ -91,6 +94,21 @@ class ColumnStage(plan.Stage):
         i = self._pos
         self._pos += 1
         return self._cur.element(i)
+
+    def next_records(self, n):
+        """Up to n elements as one Columns (a batch-in-waiting for batch, fused
+        stages and padded/ragged batch: see ops/batch.py stacked_input / elements)."""
+        parts, have = [], 0
+        while have < n:
+            got = self.next_columns(n - have)  # an error drops what was gathered
+            if got is None:
+                break
+            parts.append(got)
+            have += got.n
+        if not parts:
+            return None
+        joined = concat(parts)
+        return joined if joined is not None else elements_of(parts)
 
     def next_columns(self, n):
         if not self._fill(n):

@@ -22,6 +22,7 @@ import numpy as np
 from ... import errors
 from ..._tensor import as_tensor
 from .. import composite, plan, structure
+from ..columns import Columns
 from ..workers import ParallelStage
 
 
@@ -106,6 +107,8 @@ def is_records(raw):
 
 def elements(raw):
     """The elements of a gathered batch, one by one."""
+    if isinstance(raw, Columns):
+        return [raw.element(i) for i in range(raw.n)]
     if is_records(raw):
         from ..._tensor import scalar_string
         return [scalar_string(b) for b in raw.numpy().tolist()]
@@ -113,6 +116,8 @@ def elements(raw):
 
 
 def stacked_input(raw):
+    if isinstance(raw, Columns):
+        return raw.batched()
     return raw if is_records(raw) else stack(raw)
 
 
