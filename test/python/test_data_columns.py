@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import tfnano as tf
-from tfnano.data import execute
+from tfnano.data import autotune, execute
 from tfnano.data.ops.map import MapNode
 
 N = 700
@@ -216,11 +216,11 @@ def test_random_structures_stay_vectorized(shape, after):
                           (64, 22, 64, 4)])
 def test_cycle_length_rule(cores, both_auto, sequential, calls4):
     A = tf.data.AUTOTUNE
-    assert execute.cycle_length(A, A, cores) == both_auto
-    assert execute.cycle_length(None, A, cores) == both_auto
-    assert execute.cycle_length(None, None, cores) == sequential
-    assert execute.cycle_length(A, 4, cores) == calls4
-    assert execute.cycle_length(5, A, cores) == 5
+    assert autotune.cycle_length(A, A, cores) == both_auto
+    assert autotune.cycle_length(None, A, cores) == both_auto
+    assert autotune.cycle_length(None, None, cores) == sequential
+    assert autotune.cycle_length(A, 4, cores) == calls4
+    assert autotune.cycle_length(5, A, cores) == 5
 
 
 @pytest.mark.parametrize("cores", [1, 2, 3, 8, 64])
@@ -232,7 +232,7 @@ def test_autotune_reads_in_tensorflows_order(tmp_path, monkeypatch, cores):
             for i in range(3):
                 w.write(b"%d_%d" % (s, i))
         files.append(p)
-    monkeypatch.setattr(execute, "cpu_count", lambda: cores)
+    monkeypatch.setattr(autotune, "cpu_count", lambda: cores)
     got = [x.decode() for x in tf.data.TFRecordDataset(
         files, num_parallel_reads=tf.data.AUTOTUNE).as_numpy_iterator()]
     cycle = -(-cores // 3)

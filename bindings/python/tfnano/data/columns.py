@@ -20,6 +20,7 @@ class Columns:
     `fresh`: the arrays were made for these elements alone (a batch may hand them
     out without a copy; a cache's or a source's arrays are not fresh)."""
     __slots__ = ("template", "leaves", "n", "fresh")
+    _tfn_columns = True  # what stacking.py recognises (it does not import this module)
 
     def __init__(self, template, leaves, n, fresh=False):
         self.template, self.leaves, self.n = template, leaves, n
@@ -97,7 +98,7 @@ class ColumnStage(plan.Stage):
 
     def next_records(self, n):
         """Up to n elements as one Columns (a batch-in-waiting for batch, fused
-        stages and padded/ragged batch: see ops/batch.py stacked_input / elements)."""
+        stages and padded/ragged batch: see stacking.py stacked_input / elements)."""
         parts, have = [], 0
         while have < n:
             got = self.next_columns(n - have)  # an error drops what was gathered
@@ -156,7 +157,7 @@ def _run_chunk(task):
     order: the graph once on the whole chunk; element by element when that fails,
     so that each error is the one per-element execution gives, at its place."""
     fn, raw, n = task
-    from .ops.batch import elements, stack, stacked_input
+    from .stacking import elements, stack, stacked_input
     if isinstance(raw, Columns):
         x = raw.batched()
     else:
@@ -471,7 +472,7 @@ class BatchColumnsStage(plan.Stage):
             raise StopIteration
         joined = concat(parts)
         if joined is None:  # shapes differ: TensorFlow's error from stacking
-            from .ops.batch import stack
+            from .stacking import stack
             return stack(elements_of(parts))
         if not joined.fresh:  # the batch owns its memory (a cache keeps its own)
             joined = Columns(joined.template, [np.array(x) for x in joined.leaves],

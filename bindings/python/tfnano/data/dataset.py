@@ -24,7 +24,7 @@ class Dataset:
 
     # ---- iteration and introspection
     def __iter__(self):
-        from .execute import DatasetIterator
+        from .execute import DatasetIterator  # lazy door: the runner reaches readers -> dataset
         return DatasetIterator(self._node, self._options)
 
     def __repr__(self):
@@ -45,7 +45,7 @@ class Dataset:
 
     def plan_text(self):
         """The text explain() prints."""
-        from .optimize import optimize
+        from .optimize import optimize  # lazy door: the rules reach readers -> dataset
         return "\n".join(plan.explain_lines(optimize(self._node, self._options)))
 
     def options(self):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._tensor import as_tensor
 from . import composite, plan, structure
-from .ops.batch import (BatchStage, _ParallelBatches, batch_cardinality, elements,
+from .ops.batch import (BatchStage, ParallelBatches, batch_cardinality, elements,
                         lengths_of, run_with_lengths, stack, stack_mapped, stacked_input,
                         varying_components)
 from .ops.filter import truth
@@ -98,7 +98,7 @@ class MapBatchNode(plan.Node):
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make,
                               run_dropped=make)
-        return _ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
+        return ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
                                 self.drop_remainder, run_dropped=make)
 
 

@@ -437,7 +437,7 @@ class FileSourceNode(plan.Node):
         return a
 
     def cycle_length(self):
-        from .execute import cycle_length
+        from .autotune import cycle_length
         return cycle_length(self.cycle, self.cycle)
 
     def element_spec(self):

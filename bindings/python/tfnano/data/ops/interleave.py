@@ -30,7 +30,7 @@ class InterleaveNode(plan.Node):
         return self._spec
 
     def stage(self, ctx):
-        from ..execute import cycle_length
+        from ..autotune import cycle_length
         cycle = cycle_length(self.cycle_length, self.num_parallel_calls)
         return _InterleaveStage(ctx, ctx.stage(self.inputs[0]), self.map_func, cycle,
                                 self.block_length)

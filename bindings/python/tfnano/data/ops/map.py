@@ -73,7 +73,7 @@ class MapNode(plan.Node):
         """Worker threads: num_parallel_calls (AUTOTUNE: the usable cores). Without
         it, a traced function (stateless) is parallelized as TensorFlow's default
         map_parallelization does, unless the options turn that off."""
-        from ..execute import cpu_count
+        from ..autotune import cpu_count
         p = self.num_parallel_calls
         if p is None and ctx is not None and self.fn.traced and \
                 ctx.options.experimental_optimization.map_parallelization is not False:

@@ -224,8 +224,8 @@ class PaddedBatchNode(plan.Node):
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make,
                               run_dropped=run_dropped)
-        from .batch import _ParallelBatches  # noqa: F811
-        return _ParallelBatches(up, make, workers, ctx.deterministic, self.batch_size,
+        from .batch import ParallelBatches
+        return ParallelBatches(up, make, workers, ctx.deterministic, self.batch_size,
                                 self.drop_remainder, run_dropped=run_dropped)
 
 

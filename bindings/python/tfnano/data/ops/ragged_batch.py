@@ -106,8 +106,8 @@ class RaggedBatchNode(plan.Node):
         workers = self.fused_map.workers(ctx)
         if workers == 1:
             return BatchStage(up, self.size, self.drop, make)
-        from .batch import _ParallelBatches  # noqa: F811
-        return _ParallelBatches(up, make, workers, ctx.deterministic, self.size, self.drop)
+        from .batch import ParallelBatches
+        return ParallelBatches(up, make, workers, ctx.deterministic, self.size, self.drop)
 
 
 class _RaggedBatchStage(plan.Stage):
