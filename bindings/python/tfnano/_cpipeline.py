@@ -203,17 +203,21 @@ class CPipeline:
                 # the GIL is released during the call; between slices Python runs
                 # its signal handlers (KeyboardInterrupt)
                 rc = lib.tfn_pipeline_next(p, _WAIT_MS, self._out, self._err)
+                # taken while the lock is held: another thread's call reuses _out/_err
+                if rc == lib.TFN_OK:
+                    batch = ffi.gc(self._out[0], lib.tfn_pipeline_batch_free)
+                elif rc not in (lib.TFN_TIMEOUT, lib.TFN_END):
+                    exc = self._exception(rc)
             if rc != lib.TFN_TIMEOUT:
                 break
         if rc == lib.TFN_OK:
-            batch = ffi.gc(self._out[0], lib.tfn_pipeline_batch_free)
             if self._spec is None:
                 return self._records(batch)
             return self._columns(batch)
         if rc == lib.TFN_END:
             self.close()
             raise StopIteration
-        raise self._exception(rc)
+        raise exc
 
     def _exception(self, rc):
         err = self._err
