@@ -301,7 +301,8 @@ def describe(settings):
 class CStage:
     """Batches from a CPipeline, packed into the function's output structure."""
 
-    def __init__(self, settings, batch_size, drop_remainder, deterministic, workers):
+    def __init__(self, settings, batch_size, drop_remainder, deterministic, workers,
+                 error_fills_batch=False):
         self._s = settings
         self._args = dict(
             compression=settings["compression"], buffer_size=settings["buffer_size"],
@@ -309,7 +310,7 @@ class CStage:
             batch_size=batch_size, drop_remainder=drop_remainder, spec=settings["spec"],
             num_threads=workers, on_damage=settings["on_damage"],
             parse_errors=settings["parse_errors"], images=settings.get("images") or None,
-            hidden=settings.get("hidden") or ())
+            hidden=settings.get("hidden") or (), error_fills_batch=error_fills_batch)
         self._p = None
         self.upstreams = ()
 

@@ -41,6 +41,12 @@ class RecordViews:
     def _tfn_views(self):
         return self.views, self.keep
 
+    @classmethod
+    def join(cls, parts):
+        """Several batches as one (their buffers all kept alive)."""
+        return cls(np.concatenate([p.views for p in parts]),
+                   [k for p in parts for k in p.keep])
+
     def numpy(self):
         if self._arr is None:
             n = len(self.views)
@@ -330,6 +336,14 @@ class RecordSourceStage(plan.Stage):
         raise StopIteration
 
     def next_records(self, n):
+        need = [n]
+        try:
+            return self._next_records(n, need)
+        except Exception as e:
+            e._tfn_gathered = n - need[0]  # records read before the error (dropped)
+            raise
+
+    def _next_records(self, n, need_box):
         if self._slots is None:
             self._start()
         ptrs, lens, keep = [], [], []
@@ -348,6 +362,7 @@ class RecordSourceStage(plan.Stage):
                     lens.append(np.stack([p[1].reshape(m, block) for p in parts], 1).ravel())
                     keep.extend(p[2] for p in parts)
                     need -= m * k * block
+                    need_box[0] = need
                     continue
             s = self._turn()
             if s is None:
@@ -358,6 +373,7 @@ class RecordSourceStage(plan.Stage):
             lens.append(ln)
             keep.append(b)
             need -= take
+            need_box[0] = need
             self._advance(take)
         if need == n:
             return None
