@@ -95,7 +95,7 @@ class CPipeline:
                  block_length=1, deterministic=True, batch_size, drop_remainder=False,
                  spec=None, num_threads=0, prefetch=2, on_parse_error="raise",
                  on_damage="raise", parse_errors="batch", error_fills_batch=False,
-                 images=None, hidden=()):
+                 images=None, hidden=(), max_record_size=None):
         self._p = None
         self._lock = threading.Lock()
         if isinstance(files, (str, bytes, os.PathLike)):
@@ -126,6 +126,8 @@ class CPipeline:
         opts.on_parse_error = _choice("on_parse_error", on_parse_error, _ON_PARSE_ERROR)
         opts.parse_flags = _choice("parse_errors", parse_errors, _PARSE_STYLE)
         opts.error_fills_batch = 1 if error_fills_batch else 0
+        from ._crecord import max_record_size as _max_record
+        opts.max_record_size = _max_record(max_record_size)
         self._spec = spec
         if spec is not None:
             opts.spec = spec.spec

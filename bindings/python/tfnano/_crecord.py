@@ -232,8 +232,33 @@ class Writer:
             self._fail(rc)
 
 
+# No record may be longer: a protobuf message cannot exceed 2 GiB, and a header that
+# claims more (a gzip bomb, a damaged length) would otherwise be read in full.
+HARD_MAX_RECORD = 2 << 30
+# A skip-mode scan over damaged bytes returns to Python this often, so that Ctrl-C
+# and close() are seen during a long damaged region.
+RESYNC_SLICE = 4 << 20
+
+
+def max_record_size(value):
+    """The reader option: None -> 2 GiB; at most 2 GiB; positive."""
+    if value is None:
+        return HARD_MAX_RECORD
+    v = int(value)
+    if v <= 0:
+        raise ValueError("max_record_size must be positive, got %r" % (value,))
+    return min(v, HARD_MAX_RECORD)
+
+
+_AGAIN = object()
+
+
 class Reader:
     """A C record reader on a path or a Python file object.
+
+    max_record_size: a header claiming more bytes is DataLossError ("record at <o>
+    claims <n> bytes, more than the maximum record size ..."), damage with
+    on_damage="skip"; at most (and by default) 2 GiB.
 
     on_damage: "raise" (TensorFlow's behaviour: a damaged record is a DataLossError),
     "skip" (damaged ranges are skipped: the reader goes on with the next good record)
@@ -246,7 +271,8 @@ class Reader:
 
     MAX_RANGES = 10000
 
-    def __init__(self, source, compression, buffer_size, on_damage="raise"):
+    def __init__(self, source, compression, buffer_size, on_damage="raise",
+                 max_record_size=None):
         if on_damage not in _ON_DAMAGE:
             raise ValueError('on_damage must be "raise", "skip" or "warn", got %r'
                              % (on_damage,))
@@ -255,6 +281,8 @@ class Reader:
         opts.compression = _COMPRESSION.get(compression, lib.TFN_COMPRESSION_NONE)
         opts.buffer_size = max(int(buffer_size or 0), 64 * 1024)
         opts.on_damage = _ON_DAMAGE[on_damage]
+        opts.max_record_size = globals()["max_record_size"](max_record_size)
+        opts.resync_slice = RESYNC_SLICE
         self.on_damage = on_damage
         self._skipping = on_damage != "raise"
         self.skipped = []
@@ -313,6 +341,14 @@ class Reader:
 
     def next_record(self):
         """The next record as bytes (None at the end)."""
+        while True:
+            got = self._next_record()
+            # TFN_TIMEOUT: a slice of a long damaged region was skipped; going round
+            # in Python lets signal handlers (KeyboardInterrupt) run
+            if got is not _AGAIN:
+                return got
+
+    def _next_record(self):
         if _read_record is not None and self._r is not None:
             # one copy, from the reader's buffer into the bytes returned, with the CRC
             # computed during it (bindings/python/pyapi.c read_record)
@@ -323,8 +359,12 @@ class Reader:
                 return got
             if got == lib.TFN_END:
                 return None
+            if got == lib.TFN_TIMEOUT:
+                return _AGAIN
             self._fail(got)
         rc = lib.tfn_record_reader_next(self._r, self._data, self._len, self._err)
+        if rc == lib.TFN_TIMEOUT:
+            return _AGAIN
         if self._skipping:
             self._note_skips()
         if rc == lib.TFN_OK:
@@ -347,6 +387,8 @@ class Reader:
             self._vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self._views))
             self._cap = n
         rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
+        while rc == lib.TFN_TIMEOUT:  # a long damaged region, in slices (see next_record)
+            rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
         if self._skipping:
             self._note_skips()
         if rc == lib.TFN_END:

@@ -299,9 +299,9 @@ def _fsspec_open(url, mode):
 class _OwnedReader:
     """A reader over a file object this module opened (closed with the reader)."""
 
-    def __init__(self, f, compression, buffer_size, on_damage="raise"):
+    def __init__(self, f, compression, buffer_size, on_damage="raise", max_record_size=None):
         self._f = f
-        self._r = _backend().Reader(f, compression, buffer_size, on_damage)
+        self._r = _backend().Reader(f, compression, buffer_size, on_damage, max_record_size)
 
     def __getattr__(self, name):  # skipped, skipped_records, skipped_bytes, name
         return getattr(self._r, name)
@@ -317,20 +317,21 @@ class _OwnedReader:
         self._f.close()
 
 
-def _open_reader(source, compression, buffer_size, on_damage="raise"):
+def _open_reader(source, compression, buffer_size, on_damage="raise", max_record_size=None):
     if isinstance(compression, str) and compression.upper() == "SNAPPY":
         raise errors.UnimplementedError(
             None, None, "compression_type 'SNAPPY' is not supported by tfnano (TensorFlow "
             "reads it; tfnano reads uncompressed, ZLIB and GZIP TFRecord files): rewrite "
             "them once with TensorFlow as GZIP (tf.io.TFRecordWriter(path, 'GZIP'))")
     if _is_url(source):
-        return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size, on_damage)
+        return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size, on_damage,
+                            max_record_size)
     if isinstance(source, str) and source.startswith("file://"):
         source = source[len("file://"):]
     if isinstance(source, str) and os.path.isdir(source):
         from ._fserrors import is_a_directory
         raise is_a_directory(source)  # TensorFlow's FailedPreconditionError, an OSError too
-    return _backend().Reader(source, compression, buffer_size, on_damage)
+    return _backend().Reader(source, compression, buffer_size, on_damage, max_record_size)
 
 
 def _tf_compression(compression_type):

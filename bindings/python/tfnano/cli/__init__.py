@@ -27,6 +27,9 @@ def _common(p, compression=True):
     if compression:
         p.add_argument("-c", "--compression", default="AUTO",
                        help="input compression: AUTO (detect, the default), NONE, GZIP, ZLIB")
+    p.add_argument("--max-record-size", metavar="SIZE", default=None,
+                   help="refuse a record whose header claims more (default 256MiB, "
+                        "at most 2GiB)")
 
 
 def _progress(p):
@@ -121,6 +124,8 @@ def main(argv=None, out=None):
     args = build_parser().parse_args(argv)
     out = out or sys.stdout
     try:
+        from ._sources import set_max_record_size
+        set_max_record_size(args.max_record_size)
         files = expand(args.files)
         return _handler(args.command)(args, files, out)
     except UsageError as e:
@@ -132,6 +137,9 @@ def main(argv=None, out=None):
     except (errors.OpError, OSError) as e:
         sys.stderr.write("tfnano %s: %s\n" % (args.command, e))
         return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\ntfnano %s: interrupted\n" % args.command)
+        return 130
     except BrokenPipeError:  # `tfnano cat f | head`
         try:
             sys.stdout = None

@@ -23,6 +23,24 @@ class UsageError(Exception):
     """A bad command line or a missing input: exit status 2."""
 
 
+# The CLI's default cap on one record (--max-record-size): far above any real record,
+# far below what a damaged or hostile length could make a reader hold.
+CLI_MAX_RECORD = 256 << 20
+_max_record = [CLI_MAX_RECORD]
+
+
+def set_max_record_size(text):
+    """--max-record-size: bytes, or with a unit (256MiB, 1GB); at most 2 GiB."""
+    if text is None:
+        return
+    from ._reshard import _parse_size as parse_size
+    try:
+        n = parse_size(text)
+    except (UsageError, ValueError):
+        raise UsageError("--max-record-size: not a size: %r (e.g. 256MiB)" % text) from None
+    _max_record[0] = _crecord.max_record_size(n) if n > 0 else CLI_MAX_RECORD
+
+
 def expand(names):
     """Each name as given, or the files its glob matches (local or, through fsspec, a
     URL) sorted by name (shard order); a pattern that matches nothing is an error."""
@@ -80,6 +98,8 @@ class RecordFile:
                              % compression) from None
         opts.on_damage = lib.TFN_ON_DAMAGE_SKIP if skip_damage else lib.TFN_ON_DAMAGE_RAISE
         opts.buffer_size = buffer_size
+        opts.max_record_size = _max_record[0]
+        opts.resync_slice = _crecord.RESYNC_SLICE  # Ctrl-C is seen between slices
         out = ffi.new("tfn_record_reader **")
         err = ffi.new("tfn_error *")
         if _is_url(name):
@@ -108,6 +128,7 @@ class RecordFile:
 
     def __iter__(self):
         """(index, offset, payload bytes) for each record."""
+        progress_hook = getattr(self, "on_scan", None)
         r, err = self._r, self._err
         data = ffi.new("const uint8_t **")
         size = ffi.new("size_t *")
@@ -116,6 +137,10 @@ class RecordFile:
         while True:
             start = lib.tfn_record_reader_offset(r)
             rc = lib.tfn_record_reader_next(r, data, size, err)
+            while rc == lib.TFN_TIMEOUT:  # a long damaged region: back in Python
+                if progress_hook is not None:
+                    progress_hook(lib.tfn_record_reader_offset(r))
+                rc = lib.tfn_record_reader_next(r, data, size, err)
             if rc == lib.TFN_END:
                 return
             if rc < 0:
@@ -138,6 +163,10 @@ class RecordFile:
         self.counted = 0
         while True:
             rc = lib.tfn_record_reader_next_batch(self._r, views, 4096, got, self._err)
+            if rc == lib.TFN_TIMEOUT:  # a long damaged region: back in Python (Ctrl-C)
+                if progress is not None:
+                    progress.update()
+                continue
             if rc == lib.TFN_END:
                 return self.counted
             if rc < 0:

@@ -407,16 +407,13 @@ class DamageStats:
 
 
 class _Opener:
-    def __init__(self, compression, buffer_size, on_damage, stats):
-        self.args = (compression, buffer_size, on_damage)
+    def __init__(self, compression, buffer_size, on_damage, stats, max_record_size=None):
+        self.args = (compression, buffer_size, on_damage, max_record_size)
         self.stats = stats
 
     def __call__(self, source):
         from .._record import _open_reader
-        comp, size, on_damage = self.args
-        if on_damage == "raise":
-            return _open_reader(source, comp, size)
-        return _open_reader(source, comp, size, on_damage)
+        return _open_reader(source, *self.args)
 
 
 class FileSourceNode(plan.Node):
@@ -453,9 +450,11 @@ class FileSourceNode(plan.Node):
 class TFRecordNode(FileSourceNode):
     op = "TFRecordDataset"
 
-    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise"):
+    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise",
+                 max_record_size=None):
         super().__init__(files, compression, buffer_size, cycle)
         self.on_damage = on_damage
+        self.max_record_size = max_record_size
         self.stats = DamageStats()
 
     def attrs(self):
@@ -465,7 +464,8 @@ class TFRecordNode(FileSourceNode):
         return a
 
     def opener(self):
-        return _Opener(self.compression, self.buffer_size, self.on_damage, self.stats)
+        return _Opener(self.compression, self.buffer_size, self.on_damage, self.stats,
+                       self.max_record_size)
 
 
 def _filenames(filenames):
@@ -489,7 +489,8 @@ def _filenames(filenames):
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
-                    num_parallel_reads=None, name=None, *, on_damage="raise"):
+                    num_parallel_reads=None, name=None, *, on_damage="raise",
+                    max_record_size=None):
     """``tf.data.TFRecordDataset``: the records of the files, each a scalar string
     tensor. Files are read in order; with `num_parallel_reads` one record is taken
     from each of that many open files in turn (tf.data's interleave). Any Python file
@@ -498,7 +499,9 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     Beyond TensorFlow: ``on_damage="skip"`` resynchronises after a damaged record and
     goes on with the good ones after it ("warn": the same, with a warning per damaged
     range); ``"raise"`` (the default) is TensorFlow's DataLossError. The dataset's
-    ``damage`` attribute counts the records and bytes skipped so far."""
+    ``damage`` attribute counts the records and bytes skipped so far.
+    ``max_record_size``: a record header claiming more bytes is a DataLossError
+    naming the claim (damage with on_damage="skip"); at most, and by default, 2 GiB."""
     from .dataset import Dataset
     if on_damage not in ("raise", "skip", "warn"):
         raise ValueError('on_damage must be "raise", "skip" or "warn", got %r' % (on_damage,))
@@ -514,7 +517,8 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     if cycle == 0 or cycle < AUTOTUNE:
         raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
                                           "positive or AUTOTUNE, got %d" % cycle)
-    node = TFRecordNode(files, comp, bufsize, cycle, on_damage)
+    from .._crecord import max_record_size as _max_record
+    node = TFRecordNode(files, comp, bufsize, cycle, on_damage, _max_record(max_record_size))
     ds = Dataset(node)
     ds.damage = node.stats
     return ds
