@@ -156,3 +156,33 @@ def test_verify_records_default_cap(bomb):
     from tfnano.io import verify_records
     rep = verify_records(bomb, "GZIP")
     assert not rep.ok
+
+
+def _tensor_proto(dtype_enum, dims):
+    def varint(v):
+        out = bytearray()
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+        return bytes(out)
+    shape = b""
+    for d in dims:
+        dim = b"\x08" + varint(d)
+        shape += b"\x12" + varint(len(dim)) + dim
+    return b"\x08" + varint(dtype_enum) + b"\x12" + varint(len(shape)) + shape
+
+
+def test_parse_tensor_checks_the_claimed_count_against_the_bytes():
+    from tfnano.errors import InvalidArgumentError
+    # 11 bytes claiming 2^27 strings: refused before anything is allocated
+    with pytest.raises(InvalidArgumentError, match="claims 134217728 elements"):
+        tf.io.parse_tensor(_tensor_proto(7, [1 << 27]), tf.string)
+    # a shape whose element count overflows: InvalidArgumentError, not ValueError
+    with pytest.raises(InvalidArgumentError, match="Could not parse `serialized`"):
+        tf.io.parse_tensor(_tensor_proto(7, [1 << 32, 1 << 32]), tf.string)
+    # TensorFlow's filling of short protos still works within the limit
+    got = tf.io.parse_tensor(_tensor_proto(7, [1000]), tf.string).numpy()
+    assert got.shape == (1000,) and set(got.tolist()) == {b""}
+    got = tf.io.parse_tensor(_tensor_proto(9, [3, 4]), tf.int64).numpy()
+    assert got.shape == (3, 4) and not got.any()
