@@ -96,7 +96,11 @@ def _exception(rc, err, fio=None, name=None, where=False):
         # an OSError whatever TensorFlow's class (ENOSPC is ResourceExhaustedError)
         cls = errors._os_variant(type(exc))
         e = int(err.sys_errno)
-        exc = cls(None, None, exc.message, status=rc, offset=exc.offset,
+        msg = exc.message
+        if where and "; file " in msg:
+            # the library's own "; file f, record i": _locate below says it once
+            msg = msg.rsplit("; file ", 1)[0]
+        exc = cls(None, None, msg, status=rc, offset=exc.offset,
                   record_index=exc.record_index)
         exc.errno = e or None
         exc.strerror = os.strerror(e) if e else None

@@ -144,7 +144,7 @@ class RecordFile:
             if rc == lib.TFN_END:
                 return
             if rc < 0:
-                _crecord._raise(rc, err, self._fio)
+                _crecord._raise(rc, err, self._fio, self.name, where=True)
             n = size[0]
             offset = lib.tfn_record_reader_offset(r) - n - 16
             index = lib.tfn_record_reader_index(r) - 1
@@ -170,7 +170,7 @@ class RecordFile:
             if rc == lib.TFN_END:
                 return self.counted
             if rc < 0:
-                _crecord._raise(rc, self._err, self._fio)
+                _crecord._raise(rc, self._err, self._fio, self.name, where=True)
             self.counted += got[0]
             if progress is not None:
                 progress.update(records=got[0])

@@ -198,7 +198,7 @@ def build_index(path, compression=None, out=None):
             if rc < 0 and not (comp is None and detected in (lib.TFN_COMPRESSION_GZIP,
                                                              lib.TFN_COMPRESSION_ZLIB)):
                 from .._crecord import _raise
-                _raise(rc, r._err)
+                _raise(rc, r._err, None, path, where=True)
         finally:
             r.close()
         if rc >= 0:
@@ -497,7 +497,7 @@ class TFRecordFile:
                 from .._crecord import _raise
                 err.offset += start
                 err.record_index += first
-                _raise(rc, err)
+                _raise(rc, err, None, self.path, where=True)
             if rc == lib.TFN_END:
                 break
             done += got[0]
