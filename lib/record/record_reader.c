@@ -63,8 +63,12 @@ static int source_read(tfn_record_reader *r, size_t *got, tfn_error *err)
 {
     uint8_t *dst = r->buf + r->win_len;
     size_t cap = r->buf_cap - r->win_len;
-    if (r->compression == TFN_COMPRESSION_ZLIB || r->compression == TFN_COMPRESSION_GZIP)
-        return tfn__inflater_read(&r->inf, &r->io, dst, cap, got, r->name, err);
+    if (r->compression == TFN_COMPRESSION_ZLIB || r->compression == TFN_COMPRESSION_GZIP) {
+        int rc = tfn__inflater_read(&r->inf, &r->io, dst, cap, got, r->name, err);
+        if (rc == TFN_E_DATA_LOSS && err)
+            err->offset = r->offset; /* the record's offset in the inflated stream */
+        return rc;
+    }
     return tfn__io_read(&r->io, dst, cap, got, r->name, err);
 }
 

@@ -186,3 +186,29 @@ def test_parse_tensor_checks_the_claimed_count_against_the_bytes():
     assert got.shape == (1000,) and set(got.tolist()) == {b""}
     got = tf.io.parse_tensor(_tensor_proto(9, [3, 4]), tf.int64).numpy()
     assert got.shape == (3, 4) and not got.any()
+
+
+def test_damage_in_gzip_data_gives_both_offsets(tmp_path):
+    """inflate() fails ~1 MB into the records (the gzip trailer's CRC is damaged): the
+    error gives the record's offset in the inflated stream and the compressed offset
+    where inflate() failed, not "record 0, offset 0"."""
+    import random
+    p = str(tmp_path / "d.tfrecord.gz")
+    rng = random.Random(3)
+    words = [b"alpha", b"beta", b"gamma", b"delta", b"epsilon", b"zeta"]
+    recs = [b" ".join(rng.choice(words) for _ in range(200)) for _ in range(2000)]
+    with tf.io.TFRecordWriter(p, "GZIP") as w:
+        for r in recs:
+            w.write(r)
+    data = bytearray(open(p, "rb").read())
+    data[-6] ^= 0x01  # the CRC32 of the gzip trailer
+    open(p, "wb").write(bytes(data))
+    with pytest.raises(DataLossError) as e:
+        for _ in tf.data.TFRecordDataset(p, "GZIP"):
+            pass
+    exc = e.value
+    assert exc.message == "inflate() failed with error -3: incorrect data check"  # TF's
+    assert exc.offset > 1000000 and exc.record_index > 1000
+    assert len(data) - 8 <= exc.compressed_offset <= len(data)
+    assert "offset %d (inflated stream), compressed offset %d" % (
+        exc.offset, exc.compressed_offset) in str(exc)

@@ -3,6 +3,7 @@
 callback table (one callback per buffer, not per record)."""
 import errno as _errno
 import os
+import re
 import warnings
 
 import numpy as np
@@ -88,7 +89,10 @@ def _exception(rc, err, fio=None, name=None, where=False):
     exc = _ffi.exception(rc, err)
     if not isinstance(exc, errors.OpError):
         return exc
+    compressed_at = None
     if rc in _DATA_LOSS:
+        found = re.search(r"; compressed offset (\d+)", exc.message)
+        compressed_at = int(found.group(1)) if found else None
         # TensorFlow's text is what comes before the first "; " (tfnano's context after)
         exc = errors.DataLossError(None, None, exc.message.split("; ", 1)[0], status=rc,
                                    offset=exc.offset, record_index=exc.record_index)
@@ -107,6 +111,11 @@ def _exception(rc, err, fio=None, name=None, where=False):
         exc.filename = name
     if where:
         errors._locate(exc, name, exc.record_index, exc.offset)
+        if compressed_at is not None:
+            # offset: the record's in the inflated stream; this: where inflate() stopped
+            exc.detail = "%s (inflated stream), compressed offset %d" % (
+                getattr(exc, "detail", None) or exc.message, compressed_at)
+    exc.compressed_offset = compressed_at
     return exc
 
 
