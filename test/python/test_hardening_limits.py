@@ -212,3 +212,20 @@ def test_damage_in_gzip_data_gives_both_offsets(tmp_path):
     assert len(data) - 8 <= exc.compressed_offset <= len(data)
     assert "offset %d (inflated stream), compressed offset %d" % (
         exc.offset, exc.compressed_offset) in str(exc)
+
+
+@pytest.mark.parametrize("comp", ["GZIP", "ZLIB"])
+def test_tf_named_readers_say_which_compression_was_found(tmp_path, comp):
+    p = str(tmp_path / "c.tfrecord")
+    with tf.io.TFRecordWriter(p, comp) as w:
+        w.write(b"x" * 100)
+    with pytest.raises(DataLossError) as e:
+        list(tf.data.TFRecordDataset(p))
+    assert e.value.message.startswith("corrupted record at 0")  # TensorFlow's text
+    assert "%s header found: pass compression_type='%s'" % (comp, comp) in str(e.value)
+    assert p in str(e.value)
+    # tfnano's own tools detect it
+    from tfnano.cli import main
+    import io
+    out = io.StringIO()
+    assert main(["count", p], out=out) == 0 and out.getvalue() == "1\n"

@@ -116,7 +116,28 @@ def _exception(rc, err, fio=None, name=None, where=False):
             exc.detail = "%s (inflated stream), compressed offset %d" % (
                 getattr(exc, "detail", None) or exc.message, compressed_at)
     exc.compressed_offset = compressed_at
+    if rc == lib.TFN_E_DATA_LOSS_LENGTH and not exc.offset and isinstance(name, str):
+        hint = _compression_hint(name)
+        if hint:
+            # TensorFlow's contract stands (no detection), but the error says why
+            exc.detail = "%s; %s header found: pass compression_type='%s'" % (
+                getattr(exc, "detail", None) or exc.message, hint, hint)
     return exc
+
+
+def _compression_hint(path):
+    """"GZIP" / "ZLIB" when a local file starts with that header, else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(2)
+    except OSError:
+        return None
+    if head == b"\x1f\x8b":
+        return "GZIP"
+    if len(head) == 2 and head[0] & 0x0F == 8 and head[0] >> 4 <= 7 and \
+            (head[0] * 256 + head[1]) % 31 == 0:
+        return "ZLIB"
+    return None
 
 
 def _raise(rc, err, fio=None, name=None, where=False):
