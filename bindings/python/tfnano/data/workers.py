@@ -145,10 +145,11 @@ class Producer:
             raise StopIteration
         if self._t is None:
             self._q = queue.Queue(maxsize=self._size)
-            self._t = threading.Thread(target=_produce, daemon=True, name=self._name,
-                                       args=(self._upstream, self._q, self._stop))
+            t = threading.Thread(target=_produce, daemon=True, name=self._name,
+                                 args=(self._upstream, self._q, self._stop))
             self._upstream = None  # owned by the thread from now on
-            self._t.start()
+            t.start()
+            self._t = t  # published once started: close() from another thread joins it
         while True:
             try:
                 ok, value = self._q.get(timeout=WAIT_SLICE)
@@ -180,5 +181,5 @@ class Producer:
                 self._q.get_nowait()
         except queue.Empty:
             pass
-        if t is not threading.current_thread():
+        if t is not threading.current_thread() and t.ident is not None:
             t.join(timeout)
