@@ -73,7 +73,7 @@ VENV_PY := $(VENV)/bin/python
         fuzz-pipelines \
         python wheel sdist test-wheel run-c venv-scale test-scale \
         venv-beam test-beam venv-ray bench-ray venv-keras test-keras venv-grain test-grain \
-        venv-hf test-hf venv-bench-frameworks
+        venv-hf test-hf venv-bench-frameworks stress
 
 all: lib
 
@@ -89,6 +89,7 @@ help:
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make fuzz-pipelines  random tf.data pipelines under TensorFlow and tfnano (FUZZ_PIPELINES cases)"
 	@echo "make valgrind   C tests under valgrind memcheck"
+	@echo "make stress     STRESS_TRIALS (1000) random thread interleavings on one shared iterator, with SIGINTs"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc (make test-install: a pkg-config consumer)"
 	@echo "make wheel      dist/tfnano-*-cp38-abi3-manylinux*.whl (make sdist: the source tarball)"
 	@echo "make test-wheel the wheel in fresh venvs of other Pythons with no build tools, tests run on it"
@@ -167,6 +168,13 @@ test-asan:
 # The C tests under ThreadSanitizer (threads share a spec; readers/writers per thread).
 tsan:
 	$(MAKE) --no-print-directory test-c MODE=tsan WERROR=1 FUZZ_FLAGS="-fsanitize=thread -fno-omit-frame-pointer"
+
+# One iterator shared by 2-4 threads over every pipeline kind, random pauses, random
+# abandonment and SIGINTs (test/stress/shared_iterator.py); a short run is in make test.
+STRESS_TRIALS ?= 1000
+stress: venv python
+	TFNANO_C_PIPELINE=1 $(VENV_PY) test/stress/shared_iterator.py --trials $(STRESS_TRIALS)
+	TFNANO_C_PIPELINE=0 $(VENV_PY) test/stress/shared_iterator.py --trials $$(( $(STRESS_TRIALS) / 4 ))
 
 valgrind:
 	$(MAKE) --no-print-directory MODE=test WERROR=1 $(patsubst build/$(MODE)/%,build/test/%,$(TEST_BIN) $(REPLAY_BIN))

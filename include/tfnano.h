@@ -952,6 +952,18 @@ typedef struct tfn_record_reader_options {
                                record longer than it) */
     const char *name;       /* name used in messages for memory / callback readers
                                (copied); NULL = none. Path readers use the path. */
+    uint64_t max_record_size; /* 0 (default): any length that fits size_t. Else a
+                               header (with a valid CRC) claiming more is refused with
+                               TFN_E_DATA_LOSS "record at <o> claims <n> bytes, more
+                               than the maximum record size <max> (max_record_size)"
+                               before anything is read for it; with SKIP it is damage.
+                               The Python bindings always set one (at most 2 GiB). */
+    uint64_t resync_slice;  /* SKIP only. 0 (default): a resync scans to the next valid
+                               record in one call. Else a call that has scanned this
+                               many damaged bytes without finding one returns
+                               TFN_TIMEOUT; the next call goes on with the same damaged
+                               region. Lets a caller check for signals or cancellation
+                               during a long damaged region (a gzip bomb, /dev/zero). */
 } tfn_record_reader_options;
 
 /* Sets the defaults listed above. */
@@ -1359,6 +1371,7 @@ typedef struct tfn_pipeline_options {
     size_t prefetch;           /* finished batches kept ready; default 2 */
     int on_damage;             /* a tfn_on_damage; default RAISE */
     int on_parse_error;        /* a tfn_on_parse_error; default RAISE */
+    uint64_t max_record_size;  /* the readers' max_record_size; 0 (default): none */
     int error_fills_batch;     /* on_damage RAISE: 0 (default) as `batch()`: a read
                                   error drops the partial batch and the next batch
                                   starts after it; non-zero as TensorFlow's fused

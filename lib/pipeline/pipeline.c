@@ -440,6 +440,7 @@ int tfn_pipeline_new(const tfn_pipeline_options *opts, const tfn_alloc *alc,
     p->on_damage = opts->on_damage;
     p->on_parse_error = opts->on_parse_error;
     p->error_fills_batch = opts->error_fills_batch != 0;
+    p->max_record_size = opts->max_record_size;
     if (opts->paths) {
         rc = copy_strings(&a, opts->paths, p->ninputs, true, &p->paths, err);
     } else {

@@ -145,6 +145,7 @@ struct tfn_pipeline {
     int masks;
     int on_damage, on_parse_error;
     int error_fills_batch;
+    uint64_t max_record_size;
     tfn__image_stage *images; /* nimages */
     size_t nimages;
 

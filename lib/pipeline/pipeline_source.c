@@ -61,6 +61,9 @@ static int open_input(struct tfn_pipeline *p, size_t i, tfn_record_reader **out,
     o.compression = p->compression;
     o.buffer_size = p->buffer_size;
     o.on_damage = p->on_damage;
+    o.max_record_size = p->max_record_size;
+    /* a long damaged region is scanned in slices, between which stop is checked */
+    o.resync_slice = (uint64_t)4 << 20;
     if (p->paths)
         return tfn_record_reader_open(p->paths[i], &o, &p->alloc.a, out, err);
     o.name = p->names ? p->names[i] : NULL;
@@ -118,6 +121,8 @@ int tfn__source_next(struct tfn_pipeline *p, tfn_pipeline_batch *into, tfn__orig
                     advance_to_next_in_cycle(p);
                 return TFN_OK;
             }
+            if (rc == TFN_TIMEOUT)
+                continue; /* mid-way through a damaged region: see stop, go on */
             if (rc == TFN_END) {
                 close_slot(p, s);
                 advance_to_next_in_cycle(p);

@@ -96,6 +96,7 @@ typedef struct tfn__inflater {
                         reports the same error (a retry must not turn it into EOF) */
     bool keep_before_error; /* hand out what was decoded before a failure first
                                (skip mode; TensorFlow drops it, and so does RAISE) */
+    uint64_t in_base; /* compressed bytes consumed by earlier gzip members */
     uint8_t *in;     /* compressed input buffer */
     size_t in_cap;
     const tfn__alloc *alloc;

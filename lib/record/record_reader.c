@@ -34,6 +34,11 @@ struct tfn_record_reader {
     uint64_t skipped_records;
     uint64_t skipped_bytes;
     tfn_record_skip last_skip; /* the latest damaged region skipped */
+    uint64_t max_record;       /* 0: no limit */
+    uint64_t resync_slice;     /* 0: a resync runs to its end in one call */
+    bool resyncing;            /* a resync stopped by resync_slice, to go on */
+    uint64_t resync_start;
+    int resync_reason;
     /* tfn_record_reader_peek()'s record: valid while offset == peek_offset and the
      * window still holds its frame at pos. */
     bool peeked, peek_checked;
@@ -58,8 +63,12 @@ static int source_read(tfn_record_reader *r, size_t *got, tfn_error *err)
 {
     uint8_t *dst = r->buf + r->win_len;
     size_t cap = r->buf_cap - r->win_len;
-    if (r->compression == TFN_COMPRESSION_ZLIB || r->compression == TFN_COMPRESSION_GZIP)
-        return tfn__inflater_read(&r->inf, &r->io, dst, cap, got, r->name, err);
+    if (r->compression == TFN_COMPRESSION_ZLIB || r->compression == TFN_COMPRESSION_GZIP) {
+        int rc = tfn__inflater_read(&r->inf, &r->io, dst, cap, got, r->name, err);
+        if (rc == TFN_E_DATA_LOSS && err)
+            err->offset = r->offset; /* the record's offset in the inflated stream */
+        return rc;
+    }
     return tfn__io_read(&r->io, dst, cap, got, r->name, err);
 }
 
@@ -241,6 +250,13 @@ static int peek(tfn_record_reader *r, bool may_fill, bool check_payload, const u
         *where = WHERE_CRC;
         return tfn__fail_at(err, TFN_E_DATA_LOSS, r->offset, r->index, "record size too large");
     }
+    if (r->max_record && n > r->max_record) {
+        *where = WHERE_CRC;
+        return tfn__fail_at(err, TFN_E_DATA_LOSS, r->offset, r->index,
+                            "record at %" PRIu64 " claims %" PRIu64 " bytes, more than the "
+                            "maximum record size %" PRIu64 " (max_record_size)",
+                            r->offset, n, r->max_record);
+    }
     size_t need = (size_t)n + TFN__REC_OVERHEAD;
     if (may_fill) {
         int rc = fill(r, need, &avail, err);
@@ -329,7 +345,23 @@ static int resync(tfn_record_reader *r, int reason, const uint8_t **data, size_t
                   size_t *frame, tfn_error *err)
 {
     uint64_t start = r->offset;
+    if (r->resyncing) {
+        /* going on with the region a sliced call left (r->offset is past its start) */
+        start = r->resync_start;
+        reason = r->resync_reason;
+        r->resyncing = false;
+    }
+    uint64_t scanned = 0;
     for (;;) {
+        if (r->resync_slice && scanned >= r->resync_slice) {
+            r->resyncing = true;
+            r->resync_start = start;
+            r->resync_reason = reason;
+            return tfn__fail_at(err, TFN_TIMEOUT, r->offset, r->index,
+                                "skipping damaged bytes from %" PRIu64 " to %" PRIu64,
+                                start, r->offset);
+        }
+        scanned++;
         advance(r, 1);
         size_t avail;
         int rc = fill(r, TFN__REC_HEADER, &avail, err);
@@ -349,7 +381,7 @@ static int resync(tfn_record_reader *r, int reason, const uint8_t **data, size_t
         if (!valid_header(h))
             continue;
         uint64_t n = tfn__load_le64(h);
-        if (n > SIZE_MAX - TFN__REC_OVERHEAD)
+        if (n > SIZE_MAX - TFN__REC_OVERHEAD || (r->max_record && n > r->max_record))
             continue;
         size_t need = (size_t)n + TFN__REC_OVERHEAD;
         rc = fill(r, need, &avail, err);
@@ -387,6 +419,12 @@ static int read_one(tfn_record_reader *r, bool may_skip, const uint8_t **data, s
                     size_t *frame, tfn_error *err)
 {
     int where;
+    if (r->resyncing && may_skip) {
+        int rc = resync(r, 0, data, len, frame, err);
+        if (rc < 0)
+            tfn__rec_context(err, r->name, r->index);
+        return rc;
+    }
     int rc = peek(r, true, true, data, len, frame, &where, err);
     if (rc < 0 && may_skip && r->on_damage == TFN_ON_DAMAGE_SKIP) {
         if (where == WHERE_CRC)
@@ -432,6 +470,8 @@ static int open_common(tfn__io *io, const char *name, const tfn_record_reader_op
     r->compression = opts->compression;
     r->verify_payload = !opts->skip_payload_crc;
     r->on_damage = opts->on_damage;
+    r->max_record = opts->max_record_size;
+    r->resync_slice = opts->on_damage == TFN_ON_DAMAGE_SKIP ? opts->resync_slice : 0;
     if (name) {
         r->name = tfn__strdup(&r->alloc, name);
         if (!r->name)

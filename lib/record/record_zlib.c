@@ -2,6 +2,8 @@
  * side lives in record_writer.c), and zlib's allocator hooks. */
 #include "record_internal.h"
 
+#include <inttypes.h>
+
 #include <limits.h>
 
 voidpf tfn__zalloc(voidpf opaque, uInt items, uInt size)
@@ -54,13 +56,22 @@ void tfn__inflater_preload(tfn__inflater *inf, const uint8_t *data, size_t n)
     inf->zs.avail_in = (uInt)n;
 }
 
+/* TensorFlow's text, then where in the compressed input inflate() stopped (the
+ * reader adds the record and its offset in the inflated stream). */
+static int inflate_failure(const tfn__inflater *inf, int rc, tfn_error *err)
+{
+    return tfn__fail(err, TFN_E_DATA_LOSS,
+                     "inflate() failed with error %d: %s; compressed offset %" PRIu64, rc,
+                     inf->zs.msg ? inf->zs.msg : "unknown error",
+                     inf->in_base + (uint64_t)inf->zs.total_in);
+}
+
 int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap, size_t *got,
                        const char *name, tfn_error *err)
 {
     *got = 0;
     if (inf->failed)
-        return tfn__fail(err, TFN_E_DATA_LOSS, "inflate() failed with error %d: %s",
-                         inf->failed, inf->zs.msg ? inf->zs.msg : "unknown error");
+        return inflate_failure(inf, inf->failed, err);
     if (cap > UINT_MAX)
         cap = UINT_MAX;
     while (*got == 0 && cap > 0) {
@@ -90,8 +101,10 @@ int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap
         if (input_ended && *got == 0 && (rc == Z_OK || rc == Z_BUF_ERROR))
             return TFN_OK; /* compressed input ended: so does the stream */
         if (rc == Z_STREAM_END) {
-            if (inf->gzip)
+            if (inf->gzip) {
+                inf->in_base += inf->zs.total_in;
                 (void)inflateReset(&inf->zs); /* the next gzip member, if any */
+            }
             else
                 inf->ended = true;
         } else if (rc == Z_BUF_ERROR) {
@@ -103,8 +116,7 @@ int tfn__inflater_read(tfn__inflater *inf, tfn__io *io, uint8_t *dst, size_t cap
             if (inf->keep_before_error && *got > 0)
                 return TFN_OK;
             *got = 0;
-            return tfn__fail(err, TFN_E_DATA_LOSS, "inflate() failed with error %d: %s", rc,
-                             inf->zs.msg ? inf->zs.msg : "unknown error");
+            return inflate_failure(inf, rc, err);
         }
     }
     return TFN_OK;

@@ -800,6 +800,110 @@ static void test_inflate_drains_output_at_end_of_input(void)
     tbuf_free(&plain);
 }
 
+/* ---------------------------------------------------------------- limits and slices */
+
+/* max_record_size: a valid header claiming more is refused before anything is read
+ * for it (RAISE), or is damage (SKIP); a record at the limit is read. */
+static void test_max_record_size(void)
+{
+    tbuf b = {0};
+    uint8_t big[300];
+    memset(big, 'b', sizeof big);
+    tbuf_frame(&b, "ok", 2);
+    tbuf_frame(&b, big, sizeof big);
+    tbuf_frame(&b, "end", 3);
+    for (int skip = 0; skip < 2; skip++) {
+        tfn_record_reader_options o;
+        tfn_record_reader_options_init(&o);
+        CHECK(o.max_record_size == 0 && o.resync_slice == 0);
+        o.max_record_size = 299;
+        o.on_damage = skip ? TFN_ON_DAMAGE_SKIP : TFN_ON_DAMAGE_RAISE;
+        tfn_record_reader *r = NULL;
+        tfn_error err;
+        REQUIRE(tfn_record_reader_open_mem(b.p, b.n, &o, NULL, &r, &err) == TFN_OK);
+        const uint8_t *p;
+        size_t n;
+        CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_OK);
+        int rc = tfn_record_reader_next(r, &p, &n, &err);
+        if (skip) {
+            CHECK_EQ_INT(rc, TFN_OK);
+            CHECK(n == 3 && memcmp(p, "end", 3) == 0);
+        } else {
+            CHECK_EQ_INT(rc, TFN_E_DATA_LOSS);
+            CHECK(strstr(err.msg, "record at 18 claims 300 bytes, more than the maximum "
+                                  "record size 299 (max_record_size)") == err.msg);
+            CHECK_EQ_INT(err.offset, 18);
+        }
+        tfn_record_reader_free(r);
+        o.max_record_size = 300;
+        REQUIRE(tfn_record_reader_open_mem(b.p, b.n, &o, NULL, &r, &err) == TFN_OK);
+        CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_OK);
+        CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_OK);
+        CHECK(n == 300);
+        tfn_record_reader_free(r);
+    }
+    tbuf_free(&b);
+}
+
+/* resync_slice: a long damaged region is skipped over several calls, each returning
+ * TFN_TIMEOUT after the slice; the region is still one skip, the record after it
+ * comes back whole. */
+static void test_resync_in_slices(void)
+{
+    tbuf b = {0};
+    tbuf_frame(&b, "ok", 2);
+    size_t junk = 10000;
+    uint8_t *zeros = (uint8_t *)calloc(1, junk);
+    REQUIRE(zeros);
+    tbuf_put(&b, zeros, junk);
+    free(zeros);
+    tbuf_frame(&b, "after", 5);
+    for (int batch = 0; batch < 2; batch++) {
+        tfn_record_reader_options o;
+        tfn_record_reader_options_init(&o);
+        o.on_damage = TFN_ON_DAMAGE_SKIP;
+        o.resync_slice = 1000;
+        tfn_record_reader *r = NULL;
+        tfn_error err;
+        REQUIRE(tfn_record_reader_open_mem(b.p, b.n, &o, NULL, &r, &err) == TFN_OK);
+        const uint8_t *p;
+        size_t n;
+        CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_OK);
+        int timeouts = 0, rc;
+        for (;;) {
+            if (batch) {
+                tfn_bytes v[4];
+                rc = tfn_record_reader_next_batch(r, v, 4, &n, &err);
+                if (rc == TFN_OK) {
+                    CHECK_EQ_INT(n, 1);
+                    p = v[0].data;
+                    n = v[0].len;
+                }
+            } else {
+                rc = tfn_record_reader_next(r, &p, &n, &err);
+            }
+            if (rc != TFN_TIMEOUT)
+                break;
+            timeouts++;
+            REQUIRE(timeouts < 100);
+        }
+        CHECK_EQ_INT(rc, TFN_OK);
+        CHECK(n == 5 && memcmp(p, "after", 5) == 0);
+        CHECK_EQ_INT(timeouts, 9); /* 10,000 bytes: the 10th slice reaches the record */
+        uint64_t regions = 0, bytes = 0;
+        tfn_record_reader_skipped(r, &regions, &bytes);
+        CHECK_EQ_INT(regions, 1);
+        CHECK_EQ_INT(bytes, junk);
+        tfn_record_skip last;
+        tfn_record_reader_last_skip(r, &last);
+        CHECK_EQ_INT(last.offset, 18);
+        CHECK_EQ_INT(last.length, junk);
+        CHECK_EQ_INT(tfn_record_reader_next(r, &p, &n, &err), TFN_END);
+        tfn_record_reader_free(r);
+    }
+    tbuf_free(&b);
+}
+
 int main(void)
 {
     RUN(test_record_header_claims_2_60);
@@ -816,5 +920,7 @@ int main(void)
     RUN(test_inflate_error_is_sticky);
     RUN(test_batch_read_ahead_error_after_buffered_records);
     RUN(test_inflate_drains_output_at_end_of_input);
+    RUN(test_max_record_size);
+    RUN(test_resync_in_slices);
     return harness_finish();
 }

@@ -12,6 +12,12 @@ def _human(n):
         n /= 1000.0
 
 
+def _duration(s):
+    s = int(s + 0.5)
+    return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60) if s >= 3600 else \
+        "%d:%02d" % (s // 60, s % 60)
+
+
 class Progress:
     """``with Progress("writing", total=n) as p: p.update(records=k, nbytes=b)``.
 
@@ -49,7 +55,10 @@ class Progress:
         if self.total:
             share = min(self.records / self.total, 1.0)
             bar = "#" * int(share * 20)
-            head = "%s [%-20s] %d/%d" % (self.label, bar, self.records, self.total)
+            head = "%s [%-20s] %d/%d %3d%%" % (self.label, bar, self.records, self.total,
+                                               int(share * 100))
+            if 0 < self.records < self.total and rate > 0:
+                head += " ETA %s" % _duration((self.total - self.records) / rate)
         else:
             head = "%s %d records" % (self.label, self.records)
         line = "\r%s, %s, %.0f records/s " % (head, _human(self.nbytes), rate)

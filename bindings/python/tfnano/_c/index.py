@@ -49,7 +49,7 @@ def build(reader, compressed_ok=False):
     if rc < 0:
         if compressed_ok and reader.compression() in ("GZIP", "ZLIB"):
             return None
-        raise_for(rc, reader._err)
+        raise_for(rc, reader._err, None, reader.name, where=True)
     return _arrays(ffi.gc(out[0], lib.tfn_record_index_free))
 
 

@@ -97,7 +97,7 @@ class CPipeline:
                  block_length=1, deterministic=True, batch_size, drop_remainder=False,
                  spec=None, num_threads=0, prefetch=2, on_parse_error="raise",
                  on_damage="raise", parse_errors="batch", error_fills_batch=False,
-                 images=None, hidden=()):
+                 images=None, hidden=(), max_record_size=None):
         self._p = None
         self._lock = threading.Lock()
         if isinstance(files, (str, bytes, os.PathLike)):
@@ -128,6 +128,8 @@ class CPipeline:
         opts.on_parse_error = _choice("on_parse_error", on_parse_error, _ON_PARSE_ERROR)
         opts.parse_flags = _choice("parse_errors", parse_errors, _PARSE_STYLE)
         opts.error_fills_batch = 1 if error_fills_batch else 0
+        from .record import max_record_size as _max_record
+        opts.max_record_size = _max_record(max_record_size)
         self._spec = spec
         if spec is not None:
             opts.spec = spec.spec
@@ -207,17 +209,21 @@ class CPipeline:
                 # the GIL is released during the call; between slices Python runs
                 # its signal handlers (KeyboardInterrupt)
                 rc = lib.tfn_pipeline_next(p, _WAIT_MS, self._out, self._err)
+                # taken while the lock is held: another thread's call reuses _out/_err
+                if rc == lib.TFN_OK:
+                    batch = ffi.gc(self._out[0], lib.tfn_pipeline_batch_free)
+                elif rc not in (lib.TFN_TIMEOUT, lib.TFN_END):
+                    exc = self._exception(rc)
             if rc != lib.TFN_TIMEOUT:
                 break
         if rc == lib.TFN_OK:
-            batch = ffi.gc(self._out[0], lib.tfn_pipeline_batch_free)
             if self._spec is None:
                 return self._records(batch)
             return self._columns(batch)
         if rc == lib.TFN_END:
             self.close()
             raise StopIteration
-        raise self._exception(rc)
+        raise exc
 
     def _exception(self, rc):
         err = self._err

@@ -4,6 +4,7 @@ callback table (one callback per buffer, not per record)."""
 import collections
 import errno as _errno
 import os
+import re
 import warnings
 
 import numpy as np
@@ -100,7 +101,10 @@ def exception(rc, err, fio=None, name=None, where=False):
     exc = _c.exception(rc, err)
     if not isinstance(exc, errors.OpError):
         return exc
+    compressed_at = None
     if rc in _DATA_LOSS:
+        found = re.search(r"; compressed offset (\d+)", exc.message)
+        compressed_at = int(found.group(1)) if found else None
         # TensorFlow's text is what comes before the first "; " (tfnano's context after)
         exc = errors.DataLossError(None, None, exc.message.split("; ", 1)[0], status=rc,
                                    offset=exc.offset, record_index=exc.record_index)
@@ -108,14 +112,44 @@ def exception(rc, err, fio=None, name=None, where=False):
         # an OSError whatever TensorFlow's class (ENOSPC is ResourceExhaustedError)
         cls = errors._os_variant(type(exc))
         e = int(err.sys_errno)
-        exc = cls(None, None, exc.message, status=rc, offset=exc.offset,
+        msg = exc.message
+        if where and "; file " in msg:
+            # the library's own "; file f, record i": _locate below says it once
+            msg = msg.rsplit("; file ", 1)[0]
+        exc = cls(None, None, msg, status=rc, offset=exc.offset,
                   record_index=exc.record_index)
         exc.errno = e or None
         exc.strerror = os.strerror(e) if e else None
         exc.filename = name
     if where:
         errors._locate(exc, name, exc.record_index, exc.offset)
+        if compressed_at is not None:
+            # offset: the record's in the inflated stream; this: where inflate() stopped
+            exc.detail = "%s (inflated stream), compressed offset %d" % (
+                getattr(exc, "detail", None) or exc.message, compressed_at)
+    exc.compressed_offset = compressed_at
+    if rc == lib.TFN_E_DATA_LOSS_LENGTH and not exc.offset and isinstance(name, str):
+        hint = _compression_hint(name)
+        if hint:
+            # TensorFlow's contract stands (no detection), but the error says why
+            exc.detail = "%s; %s header found: pass compression_type='%s'" % (
+                getattr(exc, "detail", None) or exc.message, hint, hint)
     return exc
+
+
+def _compression_hint(path):
+    """"GZIP" / "ZLIB" when a local file starts with that header, else None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(2)
+    except OSError:
+        return None
+    if head == b"\x1f\x8b":
+        return "GZIP"
+    if len(head) == 2 and head[0] & 0x0F == 8 and head[0] >> 4 <= 7 and \
+            (head[0] * 256 + head[1]) % 31 == 0:
+        return "ZLIB"
+    return None
 
 
 def raise_for(rc, err, fio=None, name=None, where=False):
@@ -244,8 +278,33 @@ class Writer:
             self._fail(rc)
 
 
+# No record may be longer: a protobuf message cannot exceed 2 GiB, and a header that
+# claims more (a gzip bomb, a damaged length) would otherwise be read in full.
+HARD_MAX_RECORD = 2 << 30
+# A skip-mode scan over damaged bytes returns to Python this often, so that Ctrl-C
+# and close() are seen during a long damaged region.
+RESYNC_SLICE = 4 << 20
+
+
+def max_record_size(value):
+    """The reader option: None -> 2 GiB; at most 2 GiB; positive."""
+    if value is None:
+        return HARD_MAX_RECORD
+    v = int(value)
+    if v <= 0:
+        raise ValueError("max_record_size must be positive, got %r" % (value,))
+    return min(v, HARD_MAX_RECORD)
+
+
+_AGAIN = object()
+
+
 class Reader:
     """A C record reader on a path or a Python file object.
+
+    max_record_size: a header claiming more bytes is DataLossError ("record at <o>
+    claims <n> bytes, more than the maximum record size ..."), damage with
+    on_damage="skip"; at most (and by default) 2 GiB.
 
     on_damage: "raise" (TensorFlow's behaviour: a damaged record is a DataLossError),
     "skip" (damaged ranges are skipped: the reader goes on with the next good record)
@@ -259,7 +318,7 @@ class Reader:
     MAX_RANGES = 10000
 
     def __init__(self, source, compression, buffer_size, on_damage="raise", name=None,
-                 locate=True, owns=False):
+                 locate=True, owns=False, max_record_size=None):
         """source: a path or a binary file object; name: what errors and opts.name
         call a file object (default: its .name); locate: name the file, record and
         offset in str() of read errors (False: TensorFlow's bare text, the CLI's);
@@ -272,6 +331,8 @@ class Reader:
         opts.compression = _COMPRESSION.get(compression, lib.TFN_COMPRESSION_NONE)
         opts.buffer_size = max(int(buffer_size or 0), 64 * 1024)
         opts.on_damage = _ON_DAMAGE[on_damage]
+        opts.max_record_size = globals()["max_record_size"](max_record_size)
+        opts.resync_slice = RESYNC_SLICE
         self.on_damage = on_damage
         self._skipping = on_damage != "raise"
         self.skipped = []
@@ -337,6 +398,14 @@ class Reader:
 
     def next_record(self):
         """The next record as bytes (None at the end)."""
+        while True:
+            got = self._next_record()
+            # TFN_TIMEOUT: a slice of a long damaged region was skipped; going round
+            # in Python lets signal handlers (KeyboardInterrupt) run
+            if got is not _AGAIN:
+                return got
+
+    def _next_record(self):
         if _read_record is not None and self._r is not None:
             # one copy, from the reader's buffer into the bytes returned, with the CRC
             # computed during it (bindings/python/pyapi.c read_record)
@@ -347,8 +416,12 @@ class Reader:
                 return got
             if got == lib.TFN_END:
                 return None
+            if got == lib.TFN_TIMEOUT:
+                return _AGAIN
             self._fail(got)
         rc = lib.tfn_record_reader_next(self._r, self._data, self._len, self._err)
+        if rc == lib.TFN_TIMEOUT:
+            return _AGAIN
         if self._skipping:
             self._note_skips()
         if rc == lib.TFN_OK:
@@ -371,6 +444,10 @@ class Reader:
             self._vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self._views))
             self._cap = n
         rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
+        while rc == lib.TFN_TIMEOUT:  # a long damaged region, in slices (see next_record)
+            rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
+        while rc == lib.TFN_TIMEOUT:  # a long damaged region, in slices (see next_record)
+            rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
         if self._skipping:
             self._note_skips()
         if rc == lib.TFN_END:

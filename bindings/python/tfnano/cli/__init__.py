@@ -27,6 +27,9 @@ def _common(p, compression=True):
     if compression:
         p.add_argument("-c", "--compression", default="AUTO",
                        help="input compression: AUTO (detect, the default), NONE, GZIP, ZLIB")
+    p.add_argument("--max-record-size", metavar="SIZE", default=None,
+                   help="refuse a record whose header claims more (default 256MiB, "
+                        "at most 2GiB)")
 
 
 def _progress(p):
@@ -69,6 +72,10 @@ def build_parser():
         p.add_argument("--with-position", action="store_true",
                        help="wrap each line as {file, index, offset, features}")
         p.add_argument("--skip-damage", action="store_true")
+        if name == "head":
+            p.add_argument("--full", action="store_true",
+                           help="show whole values (default: bytes values are cut at "
+                                "64 bytes, with their length)")
 
     p = sub.add_parser("schema", help="infer the features and print a parse_example spec")
     _common(p)
@@ -116,11 +123,38 @@ def _handler(command):
             "merge": _reshard.cmd_merge, "recompress": _reshard.cmd_recompress}[command]
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that `finally` blocks remove temporary
+    files (`*.tmp-PID`) as they do on Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
 def main(argv=None, out=None):
     """Runs one command; returns the exit status (the console script exits with it)."""
     args = build_parser().parse_args(argv)
     out = out or sys.stdout
+    import signal
+    import threading
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
+        return _run(args, out)
+    except _Terminated:
+        sys.stderr.write("\ntfnano %s: terminated\n" % args.command)
+        return 143
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args, out):
+    try:
+        from ._sources import set_max_record_size
+        set_max_record_size(args.max_record_size)
         files = expand(args.files)
         return _handler(args.command)(args, files, out)
     except UsageError as e:
@@ -129,11 +163,14 @@ def main(argv=None, out=None):
     except errors.NotFoundError as e:
         sys.stderr.write("tfnano %s: %s\n" % (args.command, e))
         return 2
-    except (errors.OpError, OSError) as e:
-        sys.stderr.write("tfnano %s: %s\n" % (args.command, e))
-        return 1
-    except BrokenPipeError:  # `tfnano cat f | head`
+    except BrokenPipeError:  # `tfnano cat f | head` (before OSError, its base class)
         try:
             sys.stdout = None
         finally:
             return 0
+    except (errors.OpError, OSError) as e:
+        sys.stderr.write("tfnano %s: %s\n" % (args.command, e))
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\ntfnano %s: interrupted\n" % args.command)
+        return 130

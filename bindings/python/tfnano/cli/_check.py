@@ -54,6 +54,16 @@ def verify_file(name, compression="AUTO"):
             rf.close()
 
 
+def _stray_size(name):
+    """The size of a local file (0 when unknown: URLs, devices)."""
+    try:
+        st = os.stat(local_path(name))
+    except OSError:
+        return 0
+    import stat
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
 def cmd_verify(args, files, out):
     bad = 0
     for name in files:
@@ -64,6 +74,14 @@ def cmd_verify(args, files, out):
             out.write(json.dumps({"file": name, "ok": not damages, "records": good,
                                   "compression": comp,
                                   "damages": [d.as_dict() for d in damages]}) + "\n")
+            continue
+        stray = _stray_size(name) if not damages and good == 0 else 0
+        if stray:
+            # TensorFlow's reader ends silently at fewer than 12 bytes; a checking
+            # tool says that a non-empty file held no record at all
+            bad += 1
+            out.write("WARNING  %s: %d bytes but no record (not a TFRecord file?)\n"
+                      % (name, stray))
             continue
         if not damages:
             out.write("OK       %s: %d records\n" % (name, good))

@@ -7,7 +7,7 @@ import sys
 from .._progress import Progress
 from ..io.tf_record import TFRecordWriter
 from ..io._shards import write_shards
-from ._sources import RecordFile, UsageError
+from ._sources import RecordFile, UsageError, parse_size
 
 _OUT_COMPRESSION = {"NONE": None, "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
@@ -25,29 +25,55 @@ def _out_compression(args):
     return _OUT_COMPRESSION[args.output_compression.upper()]
 
 
-def _parse_size(text):
-    """"100MB", "64MiB", "1e6", "500k" -> bytes."""
-    t = text.strip().upper().replace(" ", "")
-    units = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("KB", 10**3),
-             ("MB", 10**6), ("GB", 10**9), ("K", 10**3), ("M", 10**6), ("G", 10**9),
-             ("B", 1)]
-    for suffix, scale in units:
-        if t.endswith(suffix):
-            return int(float(t[:-len(suffix)]) * scale)
-    return int(float(t))
+class _Counted:
+    """Records whose number is known (len() for the progress line)."""
+
+    def __init__(self, it, n):
+        self._it, self._n = it, n
+
+    def __len__(self):
+        return self._n
+
+    def __iter__(self):
+        return iter(self._it)
+
+
+def _check_pattern(pattern):
+    """The output pattern's mistakes are usage errors (one line, exit 2)."""
+    try:
+        same = pattern.format(shard=0, num_shards=2) == pattern.format(shard=1, num_shards=2)
+    except (KeyError, IndexError, ValueError) as e:
+        raise UsageError("-o %s: unknown or bad field %s (use {shard} and {num_shards}, "
+                         "e.g. 'out/part-{shard:05d}-of-{num_shards:05d}.tfrec')"
+                         % (pattern, e)) from None
+    if same:
+        raise UsageError("-o %s has no {shard} field: shards would overwrite each other "
+                         "(e.g. 'out/part-{shard:05d}-of-{num_shards:05d}.tfrec')" % pattern)
 
 
 def cmd_split(args, files, out):
     per_records = args.records_per_shard
-    per_bytes = _parse_size(args.bytes_per_shard) if args.bytes_per_shard else None
+    try:
+        per_bytes = parse_size(args.bytes_per_shard) if args.bytes_per_shard else None
+    except ValueError:
+        raise UsageError("--bytes-per-shard: not a size: %r (e.g. 100MB, 64MiB)"
+                         % args.bytes_per_shard) from None
+    for flag, v in (("--shards", args.shards), ("--records-per-shard", per_records),
+                    ("--bytes-per-shard", per_bytes)):
+        if v is not None and v < 1:
+            raise UsageError("%s must be at least 1, got %s" % (flag, v))
+    _check_pattern(args.output)
+    records = _records(files, args.compression)
     if args.shards:
         total = sum(1 for _ in _records(files, args.compression))
         per_records = max(1, math.ceil(total / args.shards))
+        records = _Counted(records, total)  # the progress line shows % and ETA
     if sum(x is not None for x in (per_records, per_bytes)) > 1:
         raise UsageError("give one of --shards, --records-per-shard, --bytes-per-shard")
-    written = write_shards(_records(files, args.compression), args.output,
+    written = write_shards(records, args.output,
                            records_per_shard=per_records, bytes_per_shard=per_bytes,
-                           compression=_out_compression(args), progress=args.progress)
+                           compression=_out_compression(args), progress=args.progress,
+                           progress_label="split")
     for path in written:
         out.write(path + "\n")
     return 0

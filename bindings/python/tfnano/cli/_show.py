@@ -20,7 +20,25 @@ def _example(raw):
         return None
 
 
+# `tfnano head` shows at most this many bytes of a value (--full: all of them): an
+# encoded image would otherwise fill the terminal.
+HEAD_BYTES = 64
+_limit = [None]
+
+
 def _jsonable_bytes(b, how):
+    limit = _limit[0]
+    if limit is not None and len(b) > limit:
+        shown = _jsonable_bytes_whole(b[:limit], how)
+        if isinstance(shown, str):
+            return "%s... (%d bytes; --full shows all)" % (shown, len(b))
+        shown["bytes"] = len(b)
+        shown["truncated"] = True
+        return shown
+    return _jsonable_bytes_whole(b, how)
+
+
+def _jsonable_bytes_whole(b, how):
     if how == "base64":
         return {"base64": base64.b64encode(b).decode("ascii")}
     if how == "hex":
@@ -123,6 +141,7 @@ def cmd_count(args, files, out):
 def cmd_head(args, files, out):
     spec = load_spec(args.spec) if args.spec else None
     limit = args.n if args.command == "head" else None
+    _limit[0] = HEAD_BYTES if args.command == "head" and not args.full else None
     shown = 0
     status = 0
     for name in files:

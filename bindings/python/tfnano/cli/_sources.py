@@ -18,6 +18,35 @@ class UsageError(Exception):
     """A bad command line or a missing input: exit status 2."""
 
 
+# The CLI's default cap on one record (--max-record-size): far above any real record,
+# far below what a damaged or hostile length could make a reader hold.
+CLI_MAX_RECORD = 256 << 20
+_max_record = [CLI_MAX_RECORD]
+
+
+def parse_size(text):
+    """"100MB", "64MiB", "1e6", "500k" -> bytes."""
+    t = text.strip().upper().replace(" ", "")
+    units = [("KIB", 1 << 10), ("MIB", 1 << 20), ("GIB", 1 << 30), ("KB", 10**3),
+             ("MB", 10**6), ("GB", 10**9), ("K", 10**3), ("M", 10**6), ("G", 10**9),
+             ("B", 1)]
+    for suffix, scale in units:
+        if t.endswith(suffix):
+            return int(float(t[:-len(suffix)]) * scale)
+    return int(float(t))
+
+
+def set_max_record_size(text):
+    """--max-record-size: bytes, or with a unit (256MiB, 1GB); at most 2 GiB."""
+    if text is None:
+        return
+    try:
+        n = parse_size(text)
+    except (UsageError, ValueError):
+        raise UsageError("--max-record-size: not a size: %r (e.g. 256MiB)" % text) from None
+    _max_record[0] = _crecord.max_record_size(n) if n > 0 else CLI_MAX_RECORD
+
+
 def expand(names):
     """Each name as given, or the files its glob matches (local or, through fsspec, a
     URL) sorted by name (shard order); a pattern that matches nothing is an error."""
@@ -80,8 +109,9 @@ class RecordFile:
             if os.path.isdir(source):
                 raise errors.FailedPreconditionError(None, None, "%s; Is a directory" % source)
         try:
+            # locate: every command's message names the damaged file among several
             self._r = _crecord.Reader(source, comp, buffer_size, on_damage, name=name,
-                                      locate=False)
+                                      max_record_size=_max_record[0])
         except BaseException:
             self._close_owned()
             raise

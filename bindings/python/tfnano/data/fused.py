@@ -91,15 +91,16 @@ class MapBatchNode(plan.Node):
         if settings is not None:
             from . import native
             return native.CStage(settings, self.batch_size, self.drop_remainder,
-                                 ordered is not False, native.workers_for(self.map_node))
+                                 ordered is not False, native.workers_for(self.map_node),
+                                 error_fills_batch=True)
         up = ctx.stage(self.inputs[0])
         workers = self.map_node.workers(ctx)
         make = self.maker()
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make,
-                              run_dropped=make)
+                              run_dropped=make, fill=True)
         return ParallelBatches(up, make, workers, ordered is not False, self.batch_size,
-                                self.drop_remainder, run_dropped=make)
+                                self.drop_remainder, run_dropped=make, fill=True)
 
 
 class _Vectorized:

@@ -336,6 +336,7 @@ def route(node, src=None, op="parse_single_example"):
             "files": list(src.files), "compression": src.compression,
             "buffer_size": src.buffer_size, "cycle": src.cycle_length(),
             "on_damage": src.on_damage, "stats": src.stats,
+            "max_record_size": getattr(src, "max_record_size", None),
             "parse_errors": "single" if op == "parse_single_example" else "batch"}, None
 
 
@@ -350,7 +351,8 @@ def describe(settings):
 class CStage:
     """Batches from a CPipeline, packed into the function's output structure."""
 
-    def __init__(self, settings, batch_size, drop_remainder, deterministic, workers):
+    def __init__(self, settings, batch_size, drop_remainder, deterministic, workers,
+                 error_fills_batch=False):
         self._s = settings
         self._args = dict(
             compression=settings["compression"], buffer_size=settings["buffer_size"],
@@ -358,7 +360,8 @@ class CStage:
             batch_size=batch_size, drop_remainder=drop_remainder, spec=settings["spec"],
             num_threads=workers, on_damage=settings["on_damage"],
             parse_errors=settings["parse_errors"], images=settings.get("images") or None,
-            hidden=settings.get("hidden") or ())
+            hidden=settings.get("hidden") or (), error_fills_batch=error_fills_batch,
+            max_record_size=settings.get("max_record_size"))
         self._p = None
         self.upstreams = ()
 

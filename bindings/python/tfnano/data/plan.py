@@ -83,7 +83,60 @@ class Stage:
                 out.append(next(self))
             except StopIteration:
                 break
+            except Exception as e:
+                e._tfn_gathered = len(out)  # for gather_filling
+                raise
         return out or None
+
+
+def gather_filling(stage, n):
+    """n input slots for TensorFlow's fused map-and-batch: an input error takes one
+    slot, the batch is still read to n slots (elements dropped with it), then the
+    first error is raised, so that the next batch starts where TensorFlow's does.
+    Without an error: stage.next_records(n)."""
+    first, parts, got = None, [], 0
+    while got < n:
+        try:
+            raw = stage.next_records(n - got)
+        except StopIteration:
+            break
+        except Exception as e:
+            if first is None:
+                first = e
+            got += getattr(e, "_tfn_gathered", 0) + 1
+            continue
+        if raw is None:
+            break
+        if first is None:
+            if got == 0 and len(raw) == n:
+                return raw
+            parts.append(raw)
+        got += len(raw)
+    if first is not None:
+        raise first
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return join_records(parts)
+
+
+def join_records(parts):
+    """Record batches (or element lists) gathered in several calls, as one."""
+    if all(isinstance(p, list) for p in parts):
+        return [x for p in parts for x in p]
+    join = getattr(type(parts[0]), "join", None)
+    if join is not None:
+        return join(parts)
+    out = []
+    for p in parts:
+        out.extend(p) if isinstance(p, list) else out.extend(_elements(p))
+    return out
+
+
+def _elements(raw):
+    from .stacking import elements  # lazy door: stacking's helpers load numpy's stack
+    return elements(raw)
 
 
 class IterStage(Stage):

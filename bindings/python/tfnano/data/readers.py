@@ -40,6 +40,12 @@ class RecordViews:
     def _tfn_views(self):
         return self.views, self.keep
 
+    @classmethod
+    def join(cls, parts):
+        """Several batches as one (their buffers all kept alive)."""
+        return cls(np.concatenate([p.views for p in parts]),
+                   [k for p in parts for k in p.keep])
+
     def numpy(self):
         if self._arr is None:
             n = len(self.views)
@@ -334,10 +340,19 @@ class RecordSourceStage(plan.Stage):
     def next_records(self, n, partial=False):
         """Up to n records as one RecordViews, None at the end. A read error drops
         what was gathered (as batch does), or with `partial` returns it and is
-        raised by the next call (a map hands on the records before it)."""
+        raised by the next call (a map hands on the records before it). A raised
+        error carries ``_tfn_gathered``: the records read before it (dropped)."""
         if self._late is not None:
             e, self._late = self._late, None
             raise e
+        need = [n]
+        try:
+            return self._next_records(n, need, partial)
+        except Exception as e:
+            e._tfn_gathered = n - need[0]
+            raise
+
+    def _next_records(self, n, need_box, partial):
         if self._slots is None:
             self._start()
         ptrs, lens, keep = [], [], []
@@ -356,6 +371,7 @@ class RecordSourceStage(plan.Stage):
                     lens.append(np.stack([p[1].reshape(m, block) for p in parts], 1).ravel())
                     keep.extend(p[2] for p in parts)
                     need -= m * k * block
+                    need_box[0] = need
                     continue
             try:
                 s = self._turn()
@@ -372,6 +388,7 @@ class RecordSourceStage(plan.Stage):
             lens.append(ln)
             keep.append(b)
             need -= take
+            need_box[0] = need
             self._advance(take)
         if need == n:
             return None
@@ -405,16 +422,13 @@ class DamageStats:
 
 
 class _Opener:
-    def __init__(self, compression, buffer_size, on_damage, stats):
-        self.args = (compression, buffer_size, on_damage)
+    def __init__(self, compression, buffer_size, on_damage, stats, max_record_size=None):
+        self.args = (compression, buffer_size, on_damage, max_record_size)
         self.stats = stats
 
     def __call__(self, source):
         from ..io.tf_record import open_reader
-        comp, size, on_damage = self.args
-        if on_damage == "raise":
-            return open_reader(source, comp, size)
-        return open_reader(source, comp, size, on_damage)
+        return open_reader(source, *self.args)
 
 
 class FileSourceNode(plan.Node):
@@ -451,9 +465,11 @@ class FileSourceNode(plan.Node):
 class TFRecordNode(FileSourceNode):
     op = "TFRecordDataset"
 
-    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise"):
+    def __init__(self, files, compression, buffer_size, cycle, on_damage="raise",
+                 max_record_size=None):
         super().__init__(files, compression, buffer_size, cycle)
         self.on_damage = on_damage
+        self.max_record_size = max_record_size
         self.stats = DamageStats()
 
     def attrs(self):
@@ -463,7 +479,8 @@ class TFRecordNode(FileSourceNode):
         return a
 
     def opener(self):
-        return _Opener(self.compression, self.buffer_size, self.on_damage, self.stats)
+        return _Opener(self.compression, self.buffer_size, self.on_damage, self.stats,
+                       self.max_record_size)
 
 
 def _filenames(filenames):
@@ -487,7 +504,8 @@ def _filenames(filenames):
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
-                    num_parallel_reads=None, name=None, *, on_damage="raise"):
+                    num_parallel_reads=None, name=None, *, on_damage="raise",
+                    max_record_size=None):
     """``tf.data.TFRecordDataset``: the records of the files, each a scalar string
     tensor. Files are read in order; with `num_parallel_reads` one record is taken
     from each of that many open files in turn (tf.data's interleave). Any Python file
@@ -496,7 +514,9 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     Beyond TensorFlow: ``on_damage="skip"`` resynchronises after a damaged record and
     goes on with the good ones after it ("warn": the same, with a warning per damaged
     range); ``"raise"`` (the default) is TensorFlow's DataLossError. The dataset's
-    ``damage`` attribute counts the records and bytes skipped so far."""
+    ``damage`` attribute counts the records and bytes skipped so far.
+    ``max_record_size``: a record header claiming more bytes is a DataLossError
+    naming the claim (damage with on_damage="skip"); at most, and by default, 2 GiB."""
     from .dataset import Dataset
     if on_damage not in ("raise", "skip", "warn"):
         raise ValueError('on_damage must be "raise", "skip" or "warn", got %r' % (on_damage,))
@@ -513,7 +533,8 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     if cycle == 0 or cycle < AUTOTUNE:
         raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
                                           "positive or AUTOTUNE, got %d" % cycle)
-    node = TFRecordNode(files, comp, bufsize, cycle, on_damage)
+    from .._c.record import max_record_size as _max_record
+    node = TFRecordNode(files, comp, bufsize, cycle, on_damage, _max_record(max_record_size))
     ds = Dataset(node)
     ds.damage = node.stats
     return ds

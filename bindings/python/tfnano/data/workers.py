@@ -3,10 +3,26 @@ owns them (only queues and the work), so dropping a stage's iterator lets it be
 collected, and its close() stops the threads. Results travel as (ok, value) pairs:
 an error is one element's value, not the end of the stream."""
 import queue
+import signal
 import threading
 import time
 
 from .plan import Stage
+# A blocked consumer wakes this often to run pending signal handlers (Ctrl-C) and to
+# notice that its stage was closed by another thread.
+WAIT_SLICE = 0.1
+_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+            if hasattr(signal, n)}
+
+
+def block_signals():
+    """Called first in every worker thread: process signals then go to the main thread,
+    the only one that runs Python's handlers, instead of landing on a worker and
+    waiting (unseen) until the main thread next wakes."""
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 class Result:
@@ -26,13 +42,15 @@ class Result:
         return self._ev.is_set()
 
     def wait(self):
-        self._ev.wait()
+        while not self._ev.wait(WAIT_SLICE):
+            pass
         if not self.ok:
             raise self.value
         return self.value
 
 
 def _worker(tasks):
+    block_signals()
     while True:
         item = tasks.get()
         if item is None:
@@ -84,6 +102,7 @@ _END = object()
 
 def _produce(upstream, q, stop):
     """The prefetch thread: elements (and errors, one element each) into q."""
+    block_signals()
     try:
         while not stop.is_set():
             try:
@@ -127,11 +146,20 @@ class Producer:
             raise StopIteration
         if self._t is None:
             self._q = queue.Queue(maxsize=self._size)
-            self._t = threading.Thread(target=_produce, daemon=True, name=self._name,
-                                       args=(self._upstream, self._q, self._stop))
+            t = threading.Thread(target=_produce, daemon=True, name=self._name,
+                                 args=(self._upstream, self._q, self._stop))
             self._upstream = None  # owned by the thread from now on
-            self._t.start()
-        ok, value = self._q.get()
+            t.start()
+            self._t = t  # published once started: close() from another thread joins it
+        while True:
+            try:
+                ok, value = self._q.get(timeout=WAIT_SLICE)
+                break
+            except queue.Empty:
+                # closed by another thread: the producer will queue nothing more
+                if self._stop.is_set() and not self._t.is_alive() and self._q.empty():
+                    self._ended = True
+                    raise StopIteration from None
         if ok and value is _END:
             self._ended = True
             self._t.join()
@@ -154,7 +182,7 @@ class Producer:
                 self._q.get_nowait()
         except queue.Empty:
             pass
-        if t is not threading.current_thread():
+        if t is not threading.current_thread() and t.ident is not None:
             t.join(timeout)
 
 

@@ -254,6 +254,10 @@ def _typed_values(tname, items):
     return flat.astype(npt, copy=False)
 
 
+_MAX_ELEMENTS = (1 << 63) - 1   # TensorShape's limit on the element count
+_MAX_FILL = 256 << 20           # bytes of output a short proto may be filled up to
+
+
 def parse_tensor(serialized, out_type, name=None):
     """``tf.io.parse_tensor``: a serialized TensorProto back to its array; `out_type`
     must be the tensor's dtype, as in TensorFlow."""
@@ -297,16 +301,32 @@ def parse_tensor(serialized, out_type, name=None):
     if tname != want:
         raise _invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
                        % (_tf_name(tname), _tf_name(want)))
-    if any(d < 0 for d in dims):
+    n = 1
+    for d in dims:
+        n *= d
+    # a negative or overflowing shape (TensorShape's checks, in Python ints)
+    if any(d < 0 for d in dims) or n > _MAX_ELEMENTS:
         raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
                        % base64.b64encode(data).decode("ascii"))
-    n = int(np.prod(dims, dtype=np.int64)) if dims else 1
     npt = _TYPES[tname][1]
+    # TensorFlow fills the elements a proto leaves out with its last value: a few
+    # bytes can claim any number. Checked against the bytes present before anything
+    # is allocated: no more than _MAX_FILL bytes of output made up by filling.
+    width = 8 if tname == "string" else np.dtype(npt).itemsize
+    if content is None and n * width > _MAX_FILL and n * width > 64 * len(data):
+        raise _invalid("Could not parse `serialized` as TensorProto: shape %s claims %d "
+                       "elements (%d bytes) from %d bytes of input"
+                       % (list(dims), n, n * width, len(data)))
     if tname == "string":
-        vals = [v for f, w, v in typed if f == 8 and w == 2]
-        out = np.empty(n, dtype=object)
-        for i in range(n):
-            out[i] = bytes(vals[min(i, len(vals) - 1)]) if vals else b""
+        vals = [bytes(v) for f, w, v in typed if f == 8 and w == 2]
+        if len(vals) >= n:
+            out = np.empty(n, dtype=object)
+            out[:] = vals[:n] if n else []
+        else:
+            # the missing elements repeat the last value (empty when there is none)
+            out = np.full(n, vals[-1] if vals else b"", dtype=object)
+            if vals:
+                out[:len(vals)] = vals
     elif content is not None:
         size = np.dtype(npt).itemsize
         if len(content) != n * size:

@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from .. import errors
 from .._progress import Progress
 from .tf_record import TFRecordWriter, record_bytes
 
@@ -63,8 +64,20 @@ def _fs():
     return gfile
 
 
+def _final_name(exc, tmp, final):
+    """A writer's failure names the shard's final path, not its temporary name (the
+    temporary file is removed)."""
+    if getattr(exc, "filename", None) == tmp:
+        exc.filename = final
+    if isinstance(exc, errors.OpError):
+        exc._message = exc._message.replace(tmp, final)
+        if getattr(exc, "detail", None):
+            exc.detail = exc.detail.replace(tmp, final)
+    return exc
+
+
 def write_shards(data, pattern, records_per_shard=None, bytes_per_shard=None,
-                 compression=None, progress=None):
+                 compression=None, progress=None, progress_label="write_shards"):
     """Writes records into numbered TFRecord shards and returns their paths in order.
 
     data: a dict of numpy columns (as ``tfnano.serialize_columns`` takes), or any
@@ -74,7 +87,8 @@ def write_shards(data, pattern, records_per_shard=None, bytes_per_shard=None,
     records_per_shard / bytes_per_shard: where to cut (at most one; neither means
     bytes_per_shard=100 MB of records before compression).
     compression: None, "GZIP" or "ZLIB" (as tf.io.TFRecordOptions).
-    progress: True / False, or None for a progress line on a terminal after 1 s.
+    progress: True / False, or None for a progress line on a terminal after 1 s
+    (labelled `progress_label`).
 
     Shards are written under temporary names and renamed only when all are complete;
     on an error the temporary files are removed and nothing is renamed."""
@@ -103,12 +117,15 @@ def write_shards(data, pattern, records_per_shard=None, bytes_per_shard=None,
     in_shard = shard_bytes = 0
     total, records = _records(data)
     try:
-        with Progress("write_shards", total=total, enabled=progress) as bar:
+        with Progress(progress_label, total=total, enabled=progress) as bar:
             for rec in records:
                 if writer is not None and (
                         (records_per_shard is not None and in_shard >= records_per_shard)
                         or (bytes_per_shard is not None and shard_bytes >= bytes_per_shard)):
-                    writer.close()
+                    try:
+                        writer.close()
+                    except (OSError, errors.OpError) as e:
+                        raise _final_name(e, tmp, final)
                     writer = None
                 if writer is None:
                     final = pattern.format(shard=len(tmp_names), num_shards=0)
@@ -116,12 +133,18 @@ def write_shards(data, pattern, records_per_shard=None, bytes_per_shard=None,
                     tmp_names.append(tmp)
                     writer = TFRecordWriter(tmp, options=compression)
                     in_shard = shard_bytes = 0
-                writer.write(rec if rec.__class__ is bytes else bytes(rec))
+                try:
+                    writer.write(rec if rec.__class__ is bytes else bytes(rec))
+                except (OSError, errors.OpError) as e:
+                    raise _final_name(e, tmp, final)
                 in_shard += 1
                 shard_bytes += len(rec) + _FRAMING
                 bar.update(records=1, nbytes=len(rec) + _FRAMING)
             if writer is not None:
-                writer.close()
+                try:
+                    writer.close()
+                except (OSError, errors.OpError) as e:
+                    raise _final_name(e, tmp, final)
                 writer = None
         finals = [pattern.format(shard=i, num_shards=len(tmp_names))
                   for i in range(len(tmp_names))]

@@ -22,11 +22,13 @@ error: None, or what ended reading before the end: a truncated last record
 ok: no damage and no error."""
 
 
-def verify_records(path, compression=None, buffer_size=1 << 20):
+def verify_records(path, compression=None, buffer_size=1 << 20, max_record_size=256 << 20):
     """Reads every record of `path` (a path or a binary file object) with damaged
     ranges skipped, and returns a VerifyReport. compression: None detects it (plain,
     ZLIB or GZIP), else "", "ZLIB" or "GZIP" as TFRecordDataset's compression_type.
-    Raises only when the file cannot be opened (NotFoundError, ...)."""
+    Raises only when the file cannot be opened (NotFoundError, ...).
+    max_record_size: a header claiming more bytes counts as damage (default 256 MiB,
+    at most 2 GiB), so that a damaged or hostile length is not read in full."""
     from .. import errors
     from .._c import record as _crecord
     from .tf_record import tf_compression
@@ -34,7 +36,8 @@ def verify_records(path, compression=None, buffer_size=1 << 20):
     source = path if hasattr(path, "read") else os.fspath(path)
     if isinstance(source, bytes):
         source = os.fsdecode(source)
-    r = _crecord.Reader(source, comp, buffer_size, on_damage="skip")
+    r = _crecord.Reader(source, comp, buffer_size, on_damage="skip",
+                        max_record_size=max_record_size)
     records = payload = 0
     error = None
     try:

@@ -296,7 +296,7 @@ def fsspec_open(url, mode):
         raise errors.NotFoundError(None, None, "%s; No such file or directory" % url) from None
 
 
-def open_reader(source, compression, buffer_size, on_damage="raise"):
+def open_reader(source, compression, buffer_size, on_damage="raise", max_record_size=None):
     if isinstance(compression, str) and compression.upper() == "SNAPPY":
         raise errors.UnimplementedError(
             None, None, "compression_type 'SNAPPY' is not supported by tfnano (TensorFlow "
@@ -304,13 +304,14 @@ def open_reader(source, compression, buffer_size, on_damage="raise"):
             "them once with TensorFlow as GZIP (tf.io.TFRecordWriter(path, 'GZIP'))")
     if is_url(source):
         return _backend().Reader(fsspec_open(source, "rb"), compression, buffer_size,
-                                 on_damage, owns=True)
+                                 on_damage, owns=True, max_record_size=max_record_size)
     if isinstance(source, str) and source.startswith("file://"):
         source = source[len("file://"):]
     if isinstance(source, str) and os.path.isdir(source):
         from .._fserrors import is_a_directory
         raise is_a_directory(source)  # TensorFlow's FailedPreconditionError, an OSError too
-    return _backend().Reader(source, compression, buffer_size, on_damage)
+    return _backend().Reader(source, compression, buffer_size, on_damage,
+                             max_record_size=max_record_size)
 
 
 def tf_compression(compression_type):

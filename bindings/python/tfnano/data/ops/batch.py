@@ -80,16 +80,20 @@ class BatchStage(plan.Stage):
     TensorFlow maps it (map-and-batch also copies it into the batch) and reports a
     failure before it drops the batch."""
 
-    def __init__(self, upstream, n, drop, make, run_dropped=None):
+    def __init__(self, upstream, n, drop, make, run_dropped=None, fill=False):
         self.upstreams = (upstream,)
         self._n, self._drop, self._make = n, drop, make
         self._run_dropped = run_dropped
         self._ended = False
+        self._fill = fill
 
     def __next__(self):
         if self._ended:
             raise StopIteration
-        raw = self.upstreams[0].next_records(self._n)
+        if self._fill:
+            raw = plan.gather_filling(self.upstreams[0], self._n)
+        else:
+            raw = self.upstreams[0].next_records(self._n)
         if raw is None or (self._drop and len(raw) < self._n):
             self._ended = True
             if raw is not None and len(raw) and self._run_dropped is not None:
@@ -147,15 +151,19 @@ def _run_batches(task):
 
 
 class ParallelBatches(ParallelStage):
-    def __init__(self, upstream, make, workers, ordered, n, drop, run_dropped=None):
+    def __init__(self, upstream, make, workers, ordered, n, drop, run_dropped=None,
+                 fill=False):
         super().__init__(upstream, _run_batches, make, workers, ordered, chunk=1)
+        self._fill = fill
         self._inflight = workers + 1  # whole batches: memory, not latency, is the limit
         self._n, self._drop = n, drop
         self._run_dropped = run_dropped
 
     def _gather(self):
         try:
-            raw = self.upstreams[0].next_records(self._n)
+            up = self.upstreams[0]
+            # map-and-batch: an input error takes its slot and drops its whole batch
+            raw = plan.gather_filling(up, self._n) if self._fill else up.next_records(self._n)
         except StopIteration:
             raw = None
         except BaseException as e:
