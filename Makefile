@@ -47,8 +47,8 @@ B := build/$(MODE)
 
 LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -I$(NANOPB_INC) \
               $(PB_FLAGS) -MMD -MP $(SANFLAGS)
-# lib/ has one folder per job (base <- example, record, pad, image <- pipeline); each folder
-# includes only its own headers and those of the folders below it.
+# lib/ has one folder per job; lib/README.md says which may include which (make
+# layering-check enforces it).
 LIB_SRC := $(sort $(wildcard lib/*/*.c)) lib/example/proto/example.pb.c
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/nanopb.o
 LIBS    := -lz -lm -ljpeg -lpng16 -lgif -pthread
@@ -67,6 +67,7 @@ VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
+        layering-check \
         python wheel sdist test-wheel run-c venv-scale test-scale \
         venv-beam test-beam venv-ray bench-ray
 
@@ -147,8 +148,7 @@ $(B)/test/header_cxx.o: include/tfnano.h
 
 examples: $(EXAMPLE_BIN)
 
-# C tests in the given MODE; run from the repository root (they read test/vectors and
-# ../shared/interop).
+# C tests in the given MODE; run from the repository root (they read ../shared/interop).
 test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(REPLAY_BIN) $(B)/test/header_c99.o $(B)/test/header_cxx.o
 	@test/tools/run-c-tests.sh $(TEST_BIN)
 	@for n in $(FUZZ_NAMES); do echo "== fuzz corpus replay: $$n"; $(B)/fuzz/replay_$$n test/fuzz/corpus/$$n || exit 1; done
@@ -200,6 +200,7 @@ $(VENV)/.stamp: test/requirements.txt
 # The README's test command: everything, from a brand-new machine.
 test: deps
 	$(MAKE) --no-print-directory proto-check
+	$(MAKE) --no-print-directory layering-check
 	$(MAKE) --no-print-directory test-c MODE=test WERROR=1
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
@@ -350,6 +351,10 @@ proto-check:
 	@cd build/proto-check && nanopb_generator.py -q -I. -f example.options example.proto
 	@diff -u lib/example/proto/example.pb.h build/proto-check/example.pb.h && diff -u lib/example/proto/example.pb.c build/proto-check/example.pb.c
 	@echo "proto-check: lib/example/proto/example.pb.[ch] match nanopb_generator's output"
+
+# lib/'s folders include only downward, by the rows written in lib/README.md.
+layering-check:
+	@$(PYTHON) test/tools/check-layering.py lib
 
 install: lib
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)

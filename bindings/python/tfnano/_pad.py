@@ -1,6 +1,6 @@
 """keras ``pad_sequences`` (exact keras 3 semantics and errors), the fast ``pad``
 returning (padded, mask, lengths), and ``bucket_plan``, over the C library's
-tfn_pad / tfn_bucket_plan_* (lib/pad.c, lib/bucket.c; see docs/padding.md).
+tfn_pad / tfn_bucket_plan_* (lib/pad/pad.c, lib/pad/bucket.c; see docs/padding.md).
 
 A list (or tuple) of rows is walked in C (bindings/python/pyapi.c): numpy int32 /
 int64 arrays are read where they lie (their fields, checked once against numpy's own
