@@ -121,12 +121,12 @@ $(B)/test/%: test/unit/%.c $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
 
-# The Python binding's split copy (bindings/python/pyapi_split.c has no Python in it),
-# tested in C too so that ASan + UBSan and TSan see its threads.
-$(B)/test/test_pad_split: test/unit/test_pad_split.c bindings/python/pyapi_split.c \
+# The Python binding's split copy (bindings/python/pyapi_pad_threads.c has no Python in
+# it), tested in C too so that ASan + UBSan and TSan see its threads.
+$(B)/test/test_pad_split: test/unit/test_pad_split.c bindings/python/pyapi_pad_threads.c \
                           bindings/python/pyapi.h $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Ibindings/python $(WARN) $(CFLAGS) $< bindings/python/pyapi_split.c \
+	$(CC) $(TEST_CFLAGS) -Ibindings/python $(WARN) $(CFLAGS) $< bindings/python/pyapi_pad_threads.c \
 	  -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
 
 # A fuzz harness linked with a driver that replays files: no libFuzzer needed.

@@ -360,7 +360,7 @@ def test_writer_shared_by_threads(tmp_path):
     assert sorted(got) == sorted(b"%d-%d" % (t, i) for t in range(4) for i in range(500))
 
 
-# ---- records read straight into bytes (bindings/python/pyapi.c read_record)
+# ---- records read straight into bytes (bindings/python/pyapi_record.c read_record)
 
 def _records_and_outcome(path, comp=None, on_damage="raise"):
     """Every record of the file (tf_record_iterator and per-record TFRecordDataset),

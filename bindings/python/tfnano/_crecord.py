@@ -75,7 +75,7 @@ _REASON = {lib.TFN_E_DATA_LOSS_LENGTH: "bad length CRC",
 
 from .io._verify import DamagedRange, DamagedRecordsWarning  # noqa: E402
 
-# bindings/python/pyapi.c: records read straight into bytes objects (see next_record)
+# bindings/python/pyapi_record.c: records read straight into bytes objects (see next_record)
 _read_record = getattr(_ffi._native, "read_record", None) if _ffi.PY_API & 1 else None
 
 
@@ -315,7 +315,7 @@ class Reader:
         """The next record as bytes (None at the end)."""
         if _read_record is not None and self._r is not None:
             # one copy, from the reader's buffer into the bytes returned, with the CRC
-            # computed during it (bindings/python/pyapi.c read_record)
+            # computed during it (bindings/python/pyapi_record.c read_record)
             got = _read_record(self._addr, self._err_addr)
             if self._skipping:
                 self._note_skips()
