@@ -148,7 +148,7 @@ $(B)/test/header_cxx.o: include/tfnano.h
 
 examples: $(EXAMPLE_BIN)
 
-# C tests in the given MODE; run from the repository root (they read ../shared/interop).
+# C tests in the given MODE; run from the repository root (they read test/data/interop).
 test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(REPLAY_BIN) $(B)/test/header_c99.o $(B)/test/header_cxx.o
 	@test/tools/run-c-tests.sh $(TEST_BIN)
 	@for n in $(FUZZ_NAMES); do echo "== fuzz corpus replay: $$n"; $(B)/fuzz/replay_$$n test/fuzz/corpus/$$n || exit 1; done
