@@ -845,8 +845,8 @@ TFN_API int tfn_table_vocab_int64(const tfn_table *t, const int64_t *values,
  * 0xffffffff). `crc` is the CRC of the bytes before `data`: pass 0 to start a fresh
  * checksum, so tfn_crc32c(0, "123456789", 9) == 0xe3069283, and
  * tfn_crc32c(tfn_crc32c(0, a, na), b, nb) == CRC of a followed by b.
- * Uses the SSE4.2 crc32 instruction when the CPU has it (three interleaved streams
- * on long inputs), else a portable slice-by-8 loop; both give the same values.
+ * Uses the CRC-32C instruction when the CPU has it (x86-64 SSE4.2, AArch64 CRC32; three
+ * interleaved streams on long inputs), else a portable slice-by-8 loop; both give the same values.
  * @param data  may be NULL when len == 0. Thread-safe. */
 TFN_API uint32_t tfn_crc32c(uint32_t crc, const void *data, size_t len);
 
