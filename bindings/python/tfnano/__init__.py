@@ -37,6 +37,8 @@ _LAZY = {
     "SparseTensor": ("tfnano.sparse", "SparseTensor"),
     "ragged": ("tfnano.ragged", None),
     "RaggedTensor": ("tfnano.ragged", "RaggedTensor"),
+    "audio": ("tfnano.audio", None),
+    "signal": ("tfnano.signal", None),
     "torch": ("tfnano.torch", None),  # PyTorch datasets (torch imported on first use)
 }
 # TensorFlow's tensor ops and namespaces (tfnano/ops, tfnano/compat): name -> module.
@@ -53,6 +55,9 @@ _OPS = {
     "floor sin cos tanh sigmoid realdiv:truediv asin acos atan atan2 sinh cosh asinh acosh "
     "atanh scalar_mul",
     "tfnano.ops.linalg": "matmul eye norm",
+    "tfnano.ops.more_array_ops": "tensordot reverse_sequence",
+    "tfnano.ops.debugging": "Assert assert_equal assert_none_equal assert_less "
+    "assert_less_equal assert_greater assert_greater_equal",
     "tfnano.ops.specs": "TensorSpec TensorShape SparseTensorSpec RaggedTensorSpec",
     "tfnano.ops.control_flow": "cond case switch_case while_loop",
     "tfnano.ops.script_ops": "py_function numpy_function",
@@ -68,6 +73,7 @@ for _module, _names in _OPS.items():
 _LAZY.update({
     "math": ("tfnano.ops.math_ops", None),
     "linalg": ("tfnano.ops.linalg", None),
+    "debugging": ("tfnano.ops.debugging", None),
     "bitwise": ("tfnano.ops.math_ops", None),
     "strings": ("tfnano.ops.string_ops", None),
     "random": ("tfnano.ops.random_ops", None),

@@ -145,6 +145,11 @@ class Tensor(np.ndarray):
     def get_shape(self):
         return self.shape
 
+    def set_shape(self, shape):
+        """TensorFlow's check: `shape` must be compatible with this tensor's shape."""
+        from ._set_shape import merged_shape
+        merged_shape(np.shape(self), shape)
+
     @property
     def rank(self):
         return self.ndim

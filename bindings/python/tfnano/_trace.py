@@ -39,6 +39,7 @@ Anything a trace cannot express (``bool(x)``, ``np.asarray(x)``, ``len(x)``, ite
 reason; the caller then runs the function per record in Python and reports the reason.
 This module knows no op and no Dataset: ops import it, tf.data uses it.
 """
+import copy
 import functools
 import threading
 
@@ -141,6 +142,15 @@ class Symbol:
 
     def get_shape(self):
         return self.spec.shape
+
+    def set_shape(self, shape):
+        """Refines the static shape (unknown dimensions take the given sizes)."""
+        from ._set_shape import merged_shape
+        merged = merged_shape(self.spec.shape, shape)
+        if merged != self.spec.shape:
+            spec = copy.copy(self.spec)
+            spec.shape = merged
+            self.spec = spec
 
     def __repr__(self):
         return "<traced value #%d %s>" % (self.index, self.spec)

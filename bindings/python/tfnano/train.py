@@ -33,7 +33,12 @@ class EncodeError(Exception):
 # ----------------------------------------------------------------- value checks
 
 def _check_int(v, field):
-    if v.__class__ is bool or isinstance(v, (bool, np.bool_)):
+    if isinstance(v, np.bool_):
+        # numpy bools are 0 / 1, as TensorFlow takes them with numpy 1.x (the TFRecord
+        # tutorial's np.random.choice([False, True]) features); Python bools stay refused
+        # as current protobuf refuses them.
+        return int(v)
+    if v.__class__ is bool or isinstance(v, bool):
         raise TypeError("Field %s: Expected an int, got a boolean." % field)
     i = operator.index(v)  # TypeError "'float' object cannot be interpreted as an integer"
     if i < _INT64_MIN or i > _INT64_MAX:
@@ -59,7 +64,7 @@ def _int64_array(values, field):
     """Validated int64 numpy array from any iterable (protobuf's rules)."""
     if isinstance(values, np.ndarray) and values.ndim == 1:
         k = values.dtype.kind
-        if k == "i":
+        if k == "i" or k == "b":
             return values.astype(np.int64, copy=True)
         if k == "u":
             if values.size and values.max() > _INT64_MAX:

@@ -36,6 +36,13 @@ def path_to_str(path):
     return os.fspath(path) if hasattr(path, "__fspath__") else path
 
 
+def dimension_value(dimension):
+    """A shape entry as an int (None stays None): TensorShape dims, ints, Dimension."""
+    if dimension is None or isinstance(dimension, int):
+        return dimension
+    return getattr(dimension, "value", dimension)
+
+
 def forward_compatible(year, month, day):
     return True
 

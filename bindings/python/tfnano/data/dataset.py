@@ -273,7 +273,8 @@ class Dataset:
     @staticmethod
     def range(*args, **kwargs):
         from .ops.sources import RangeNode
-        dtype = kwargs.get("dtype", None)
+        # TensorFlow's keyword is output_type (int64 by default); dtype is tfnano's older one.
+        dtype = kwargs.get("output_type", kwargs.get("dtype", None))
         r = range(*[int(a) for a in args])
         return Dataset(RangeNode(r, np.int64 if dtype is None else _np_dtype(dtype)))
 

@@ -7,6 +7,52 @@ INFINITE_CARDINALITY = INFINITE
 UNKNOWN_CARDINALITY = UNKNOWN
 
 
+def CsvDataset(*args, **kwargs):  # noqa: N802 - TensorFlow's name
+    from .csv_dataset import CsvDataset as csv_dataset
+    return csv_dataset(*args, **kwargs)
+
+
+def make_csv_dataset(*args, **kwargs):
+    from .csv_dataset import make_csv_dataset as make
+    return make(*args, **kwargs)
+
+
+def make_batched_features_dataset(*args, **kwargs):
+    from .batched_features import make_batched_features_dataset as make
+    return make(*args, **kwargs)
+
+
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                  num_parallel_calls=None):
+    """TF1-era fused map + batch (BERT's input_fn): the same elements as
+    ``ds.map(map_func).batch(batch_size, drop_remainder)``."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError(
+            "`map_and_batch` allows only one of `num_parallel_batches` and "
+            "`num_parallel_calls` to be set, but `num_parallel_batches` was set to %s "
+            "and `num_parallel_calls` as set to %s." % (num_parallel_batches,
+                                                       num_parallel_calls))
+    if num_parallel_calls is None:
+        num_parallel_calls = batch_size * (num_parallel_batches or 1)
+    return lambda ds: ds.map(map_func, num_parallel_calls=num_parallel_calls).batch(
+        batch_size, drop_remainder=drop_remainder)
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
+                        buffer_output_elements=None, prefetch_input_elements=None):
+    """TF1-era parallel interleave: the order of ``interleave(map_func, cycle_length,
+    block_length)`` (sloppy=True lets it be any order; tfnano keeps this one)."""
+    return lambda ds: ds.interleave(map_func, cycle_length=cycle_length,
+                                    block_length=block_length,
+                                    num_parallel_calls=cycle_length,
+                                    deterministic=None if not sloppy else False)
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """Deprecated fused shuffle + repeat: ``ds.shuffle(buffer_size, seed).repeat(count)``."""
+    return lambda ds: ds.shuffle(buffer_size, seed).repeat(count)
+
+
 def ignore_errors(log_warning=False):
     return lambda ds: ds.ignore_errors(log_warning)
 

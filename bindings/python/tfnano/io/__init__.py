@@ -8,6 +8,7 @@ from ..ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from ..ops.csv_ops import decode_csv  # noqa: F401
 from ._kinds import RaggedFeature, SparseFeature  # noqa: F401
 from ._raw import decode_raw, parse_tensor, serialize_tensor  # noqa: F401
+from ._sparse_serial import serialize_many_sparse, serialize_sparse  # noqa: F401
 from ._sequence import parse_sequence_example, parse_single_sequence_example  # noqa: F401
 from ._verify import (DamagedRange, DamagedRecordsWarning, VerifyReport,  # noqa: F401
                       verify_records)
@@ -32,7 +33,8 @@ def __getattr__(name):
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "parse_example",
            "parse_single_example", "TFRecordOptions", "TFRecordCompressionType",
            "TFRecordWriter", "tf_record_iterator", "gfile", "SparseFeature", "RaggedFeature",
-           "decode_raw", "serialize_tensor", "parse_tensor", "parse_sequence_example",
+           "decode_raw", "serialize_tensor", "parse_tensor", "serialize_sparse",
+           "serialize_many_sparse", "parse_sequence_example",
            "parse_single_sequence_example",
            "verify_records", "VerifyReport", "DamagedRange", "DamagedRecordsWarning",
            "write_shards"] + list(_IMAGE_CODECS)

@@ -132,6 +132,33 @@ class RaggedTensor:
         return cls(values, as_tensor(splits))
 
     @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype="int64"):
+        """A rank-2, right-ragged SparseTensor (row r's columns are 0, 1, ... in order)
+        as a RaggedTensor with dense_shape[0] rows."""
+        from ..errors import InvalidArgumentError
+        from ..sparse import SparseTensor
+        if not isinstance(st_input, SparseTensor):
+            raise TypeError("st_input must be tf.SparseTensor.")
+        ind = np.asarray(st_input.indices, np.int64)
+        shape = np.asarray(st_input.dense_shape, np.int64)
+        if shape.shape[0] != 2:
+            raise ValueError("rank(st_input) must be 2.")
+        rows, cols = ind[:, 0], ind[:, 1]
+        starts = np.searchsorted(rows, rows, side="left") if len(rows) else rows
+        if len(rows) and (np.any(np.diff(rows) < 0) or np.any(cols != np.arange(len(rows))
+                                                                 - starts)):
+            flat = ind.reshape(-1).tolist()
+            shown = ", ".join(str(v) for v in flat[:3]) + (", ..." if len(flat) > 3 else "")
+            raise InvalidArgumentError(
+                None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+                "Summarized data: b'SparseTensor is not right-ragged'\n"
+                "b'SparseTensor.indices ='\n" + shown)
+        from .. import dtypes as _dt
+        dt = _dt.as_dtype(row_splits_dtype).as_numpy_dtype
+        lengths = np.bincount(rows, minlength=int(shape[0])).astype(dt)
+        return cls.from_row_lengths(st_input.values, lengths, validate=False)
+
+    @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
         starts = np.asarray(_array(row_starts)).reshape(-1)
         dt = _splits_dtype(row_starts, None)

@@ -12,6 +12,7 @@ _HERE = {
     "gfile": ("tfnano.compat.v1.gfile", None),
     "logging": ("tfnano.compat.v1.logging", None),
     "data": ("tfnano.compat.v1.data", None),
+    "image": ("tfnano.compat.v1.image", None),
     "parse_single_example": ("tfnano.io", "parse_single_example"),
     "parse_example": ("tfnano.io", "parse_example"),
     "FixedLenFeature": ("tfnano.io", "FixedLenFeature"),
@@ -26,6 +27,16 @@ _HERE = {
     "to_int32": ("tfnano.compat.v1._casts", "to_int32"),
     "to_int64": ("tfnano.compat.v1._casts", "to_int64"),
     "string_split": ("tfnano.compat.v1._casts", "string_split"),
+    # TF1 top-level spellings of TF2 names (the census counts each in 3+ public files)
+    "random_uniform": ("tfnano.ops.random_ops", "uniform"),
+    "random_normal": ("tfnano.ops.random_ops", "normal"),
+    "random_crop": ("tfnano.image", "random_crop"),
+    "log": ("tfnano.ops.math_ops", "log"),
+    "Print": ("tfnano.ops.debugging", "Print"),
+    "string_to_number": ("tfnano.ops.string_ops", "to_number"),
+    "decode_csv": ("tfnano.io", "decode_csv"),
+    "decode_raw": ("tfnano.io", "decode_raw"),
+    "sparse_tensor_to_dense": ("tfnano.sparse", "to_dense"),
 }
 
 _GRAPH_MODE = {"Session", "InteractiveSession", "placeholder", "placeholder_with_default",
