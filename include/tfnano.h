@@ -1857,6 +1857,13 @@ typedef struct tfn_image_batch_options {
     int divide;
     int on_error;            /* a tfn_image_on_error */
     int num_threads;         /* 0: one per online CPU; 1: the calling thread only */
+    /* 1: no resize, TensorFlow's reshape of the decoded image instead: the image keeps
+       its own size, its values (which must number height * width * C, else the
+       record fails with reshape's "Input to reshape is a tensor with <n> values, but
+       the requested shape has <m>") are converted and normalised in decode order,
+       row by row as a JPEG is decoded. method and dct_scale are ignored; nchw must
+       be 0. */
+    int no_resize;
 } tfn_image_batch_options;
 
 /* Decodes, resizes and normalises n encoded images into `out`, a dense

@@ -44,6 +44,11 @@ typedef struct worker_sink {
     void *dst;
     tfn__resize_out out;
     tfn__bilinear_stream stream;
+    /* row mode without resizing (no_resize): rows converted in place in the output */
+    uint8_t *row_buf;   /* where the decoder writes a row (NULL: straight into dst) */
+    size_t row_len;     /* values per decoded row */
+    size_t at;          /* values written so far */
+    bool mismatch;      /* the value count differs: decoded, then reshape's error */
 } worker_sink;
 
 static void *worker_get(tfn__image_sink *self, const tfn_image_info *info, size_t bytes,
@@ -92,6 +97,75 @@ static void stream_push(tfn__image_sink *self, uint32_t y)
     tfn__bilinear_stream_push(&((worker_sink *)(void *)self)->stream);
 }
 
+/* Reshape's check of the decoded image against the output (TensorFlow's text). */
+static bool same_count(const tfn__image_plan *plan, const tfn_image_info *info)
+{
+    uint64_t have = (uint64_t)info->out_height * info->out_width * (uint64_t)info->out_channels;
+    uint64_t want = (uint64_t)plan->opt->height * plan->opt->width * (uint64_t)plan->channels;
+    return have == want;
+}
+
+static int reshape_error(const tfn__image_plan *plan, const tfn_image_info *info,
+                         tfn_error *err)
+{
+    uint64_t have = (uint64_t)info->out_height * info->out_width * (uint64_t)info->out_channels;
+    uint64_t want = (uint64_t)plan->opt->height * plan->opt->width * (uint64_t)plan->channels;
+    return tfn__fail(err, TFN_E_INVALID_ARG,
+                     "Input to reshape is a tensor with %llu values, but the requested shape "
+                     "has %llu",
+                     (unsigned long long)have, (unsigned long long)want);
+}
+
+static tfn__resize_out plan_out(const tfn__image_plan *plan, void *dst)
+{
+    const tfn_image_batch_options *o = plan->opt;
+    tfn__resize_out out = {dst, o->dtype, 0, o->method, o->sub, plan->mul, o->divide,
+                           plan->identity};
+    return out;
+}
+
+/* Row mode without resizing (JPEG): each decoded row is converted into its place in
+ * the output while it is in cache; uint8 output without normalisation is decoded
+ * straight into the output. A row of another image size is still decoded (a decode
+ * error comes first, as in TensorFlow) into the scratch row and dropped. */
+static int keep_begin(tfn__image_sink *self, const tfn_image_info *info, tfn_error *err)
+{
+    worker_sink *s = (worker_sink *)(void *)self;
+    int c = info->out_channels;
+    if (c != s->plan->channels || info->bytes_per_sample != 1)
+        return tfn__fail(err, TFN_E_INVALID_ARG, "decoded %d channels, %d wanted", c,
+                         s->plan->channels);
+    s->row_len = (size_t)info->out_width * (size_t)c;
+    s->at = 0;
+    s->mismatch = !same_count(s->plan, info);
+    s->out = plan_out(s->plan, s->dst);
+    bool direct = !s->mismatch && s->out.dtype == TFN_IMAGE_UINT8 && s->out.identity_norm;
+    s->row_buf = NULL;
+    if (!direct) {
+        /* offset 16: not 32-byte aligned, see tfn__bilinear_stream_row() */
+        if (!worker_reserve(&s->w->scratch, &s->w->scratch_cap, s->row_len + 64))
+            return tfn__fail(err, TFN_E_NOMEM, "out of memory (a row of %zu values)",
+                             s->row_len);
+        s->row_buf = (uint8_t *)s->w->scratch + 16;
+    }
+    return TFN_OK;
+}
+
+static uint8_t *keep_row(tfn__image_sink *self)
+{
+    worker_sink *s = (worker_sink *)(void *)self;
+    return s->row_buf ? s->row_buf : (uint8_t *)s->dst + s->at;
+}
+
+static void keep_push(tfn__image_sink *self, uint32_t y)
+{
+    (void)y; /* rows come in order */
+    worker_sink *s = (worker_sink *)(void *)self;
+    if (!s->mismatch && s->row_buf)
+        tfn__convert_u8(s->row_buf, s->row_len, s->at, s->plan->channels, &s->out);
+    s->at += s->row_len;
+}
+
 static size_t dtype_size(int dtype)
 {
     return dtype == TFN_IMAGE_FLOAT32 ? 4 : dtype == TFN_IMAGE_BFLOAT16 ? 2 : 1;
@@ -137,9 +211,50 @@ static int pick_ratio(const tfn_image_info *info, uint32_t oh, uint32_t ow)
     return 1;
 }
 
+/* no_resize: decode at the image's own size into dst (JPEG a row at a time), then
+ * reshape's count check. */
+static int decode_keep(const tfn__image_plan *plan, tfn__image_worker *w, const uint8_t *data,
+                       size_t len, void *dst, tfn_error *err)
+{
+    tfn_image_info info;
+    worker_sink sink;
+    memset(&sink, 0, sizeof sink);
+    sink.base.get = worker_get;
+    sink.w = w;
+    sink.plan = plan;
+    sink.dst = dst;
+    bool rows = tfn_image_format_of(data, len) == TFN_IMAGE_JPEG;
+    if (rows) {
+        sink.base.begin = keep_begin;
+        sink.base.row = keep_row;
+        sink.base.push = keep_push;
+    }
+    int rc = tfn__image_decode_any(data, len, &plan->decode, &info, &sink.base, err);
+    if (rc == TFN_OK && info.bytes_per_sample != 1)
+        rc = tfn__fail(err, TFN_E_INVALID_ARG, "16-bit output is not supported in a batch");
+    if (rc == TFN_OK && info.out_channels != plan->channels)
+        rc = tfn__fail(err, TFN_E_INVALID_ARG, "decoded %d channels, %d wanted",
+                       info.out_channels, plan->channels);
+    if (rc == TFN_OK && !same_count(plan, &info))
+        rc = reshape_error(plan, &info, err);
+    if (rc == TFN_OK && rows && sink.at * dtype_size(plan->opt->dtype) != plan->image_bytes)
+        rc = tfn__fail(err, TFN_E_CORRUPT, "image ended after %zu of %zu values", sink.at,
+                       plan->image_bytes / dtype_size(plan->opt->dtype));
+    if (rc == TFN_OK && !rows) {
+        tfn__resize_out out = plan_out(plan, dst);
+        size_t n = (size_t)info.out_height * info.out_width * (size_t)info.out_channels;
+        tfn__convert_u8(w->pixels, n, 0, plan->channels, &out);
+    }
+    if (rc != TFN_OK)
+        memset(dst, 0, plan->image_bytes);
+    return rc;
+}
+
 int tfn__image_decode_resize(const tfn__image_plan *plan, tfn__image_worker *w,
                              const uint8_t *data, size_t len, void *dst, tfn_error *err)
 {
+    if (plan->opt->no_resize)
+        return decode_keep(plan, w, data, len, dst, err);
     tfn_image_decode_options dopt = plan->decode;
     tfn_image_info info;
     int rc = TFN_OK;
@@ -215,7 +330,10 @@ int tfn__image_plan_init(tfn__image_plan *plan, const tfn_image_batch_options *o
     if (opt->height == 0 || opt->width == 0)
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: output size %ux%u",
                          opt->height, opt->width);
-    if (!tfn__resize_method_ok(opt->method))
+    if (opt->no_resize && opt->nchw)
+        return tfn__fail(err, TFN_E_INVALID_ARG,
+                         "image batch: no_resize keeps the decoded layout (nchw must be 0)");
+    if (!opt->no_resize && !tfn__resize_method_ok(opt->method))
         return tfn__fail(err, TFN_E_INVALID_ARG, "image batch: unknown resize method %d",
                          opt->method);
     if (opt->dtype != TFN_IMAGE_UINT8 && opt->dtype != TFN_IMAGE_FLOAT32 &&

@@ -96,6 +96,12 @@ void tfn__bilinear_stream_push(tfn__bilinear_stream *st);
 /* Output rows written so far (oh once every input row came). */
 uint32_t tfn__bilinear_stream_finish(const tfn__bilinear_stream *st);
 
+/* The no-resize path (convert.c): n decoded uint8 values, the first being element
+ * `at` (a multiple of c) of the output image, converted to out->dtype and normalised
+ * (channel of an element: its index % c) into out->dst; out->nchw is not used. */
+void tfn__convert_u8(const uint8_t *src, size_t n, size_t at, int c,
+                     const tfn__resize_out *out);
+
 /* Resizes float32 HWC to float32 HWC (any method; nearest keeps float32), as
  * TensorFlow does. */
 void tfn__resize_f32(const float *src, uint32_t h, uint32_t w, int c, uint32_t oh,

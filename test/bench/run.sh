@@ -28,13 +28,17 @@ C_BENCHES+=(bench_pad)
 C_BENCHES+=(bench_varint)
 PY_BENCHES+=(bench_record.py)
 PY_BENCHES+=(bench_image.py)
+PY_BENCHES+=(bench_seed_image.py)
 PY_BENCHES+=(bench_pipeline.py)
 PY_BENCHES+=(bench_scale.py)
 PY_BENCHES+=(bench_arrow.py)
+PY_BENCHES+=(bench_torch.py)
+PY_BENCHES+=(bench_ops_map.py)
 # Scripts that need a virtualenv of their own (made by `make <its name>`, never by
 # make test): run with its interpreter, skipped with the reason printed when it is absent.
 declare -A PY_BENCH_VENV=([bench_scale.py]=build/venv-bench-scale
-                          [bench_arrow.py]=build/venv-ray)
+                          [bench_arrow.py]=build/venv-ray
+                          [bench_torch.py]=build/venv-torch)
 
 MODE=${MODE:-release}
 LIB=build/$MODE/libtfnano.a

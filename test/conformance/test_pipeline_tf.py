@@ -134,6 +134,85 @@ def test_image_stage_methods_against_tensorflow(photos, method, antialias, norm,
     assert got == want
 
 
+@pytest.fixture(scope="module")
+def plant_records(tmp_path_factory):
+    """Plant Pathology records of seed 004: 40 photos of 512 x 512 (JPEG q90, some
+    4:4:4), the four target columns and image_name; and a copy where record 21 is
+    512 x 480 (reshape fails there)."""
+    import io
+    from PIL import Image
+    import bench_seed_image
+    rng = np.random.default_rng(23)
+    d = tmp_path_factory.mktemp("plants")
+    paths = []
+    for odd in (False, True):
+        path = str(d / ("plants%d.tfrec" % odd))
+        with tn.io.TFRecordWriter(path) as w:
+            for i in range(40):
+                h, w_ = (512, 480) if odd and i == 21 else (512, 512)
+                y, x = np.mgrid[0:h, 0:w_]
+                img = np.stack([120 + 80 * np.sin(x / rng.uniform(9, 60) + k) *
+                                np.cos(y / rng.uniform(9, 60)) for k in range(3)], -1)
+                img = img + rng.normal(0, 4, img.shape)
+                buf = io.BytesIO()
+                Image.fromarray(np.clip(img, 0, 255).astype(np.uint8)).save(
+                    buf, "JPEG", quality=90, subsampling=0 if i % 5 == 2 else 2)
+                f = {"image": tn.train.Feature(bytes_list=tn.train.BytesList(
+                         value=[buf.getvalue()])),
+                     "image_name": tn.train.Feature(bytes_list=tn.train.BytesList(
+                         value=[b"Train_%d" % i]))}
+                for c in bench_seed_image.COLS:
+                    f[c] = tn.train.Feature(int64_list=tn.train.Int64List(
+                        value=[int(rng.integers(2))]))
+                w.write(tn.train.Example(features=tn.train.Features(
+                    feature=f)).SerializeToString())
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("engine", ["1", "0"])
+@pytest.mark.parametrize("as_list,resize", [(False, False), (False, True)])
+def test_seed004_image_decoder_verbatim(plant_records, engine, as_list, resize, monkeypatch):
+    """Seed 004's decode_jpeg -> cast / 255 -> reshape (and the flowers resize variant),
+    code verbatim in test/bench/bench_seed_image.py but for the targets, a tuple here
+    (the list form is issue 23 item 1): TensorFlow's values and order, on the engine's
+    image stage and on Python threads."""
+    import bench_seed_image
+    monkeypatch.setenv("TFNANO_C_PIPELINE", engine)
+
+    def make(lib):
+        return bench_seed_image.seed004(lib, plant_records[:1], as_list=as_list, resize=resize)
+    if engine == "1" and not as_list:
+        assert "runs on C threads" in make(tn).plan_text()
+    want, got = run_both(make)
+    assert got == want
+
+
+@pytest.mark.parametrize("engine", ["1", "0"])
+def test_seed004_image_of_another_size_fails_as_in_tensorflow(plant_records, engine,
+                                                              monkeypatch):
+    import bench_seed_image
+    monkeypatch.setenv("TFNANO_C_PIPELINE", engine)
+
+    def make(lib):
+        return bench_seed_image.seed004(lib, plant_records[1:], as_list=False)
+    out = []
+    for lib in (tf, tn):
+        it, got, err = iter(make(lib)), [], None
+        while True:
+            try:
+                got.append(values(next(it)))
+            except StopIteration:
+                break
+            except Exception as e:  # the batch of record 21 fails; later ones come
+                err = e
+        out.append((got, err))
+    (want, tf_err), (got, tn_err) = out
+    assert got == want and len(got) == 1  # the batch of record 21 fails, the last comes
+    assert type(tn_err).__name__ == type(tf_err).__name__ == "InvalidArgumentError"
+    assert str(tn_err).split("; ")[0] == _tf_text(tf_err)
+
+
 def test_batch_then_parse_example_verbatim(w1):
     want, got = run_both(lambda lib: bench_w4.batch_first_pipeline(lib, w1))
     assert got == want

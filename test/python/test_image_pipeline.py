@@ -257,3 +257,73 @@ def test_one_core_auto_routes_image_chains_only(files, monkeypatch):
         return tf.cast(tf.io.parse_single_example(r, FORMAT)["class"], tf.int32)
     text = tf.data.TFRecordDataset(files).map(labels).batch(4).plan_text()
     assert "auto: fewer than 2 cores" in text
+
+
+# ---- no resize: decode -> cast / 255 -> reshape (the seed notebooks' decoder)
+
+@pytest.fixture()
+def same_size(tmp_path):
+    """32 images of one size (30 x 41), JPEG (some 4:4:4) and every sixth PNG."""
+    def one(i):
+        buf = io.BytesIO()
+        Image.fromarray(scene(30, 41, i)).save(buf, "PNG" if i % 6 == 5 else "JPEG",
+                                               subsampling=0 if i % 4 == 1 else 2)
+        return buf.getvalue()
+    return [write(tmp_path / "s.tfrec", [one(i) for i in range(32)])]
+
+
+SEED_DECODERS = {
+    "seed004": (lambda x: tf.image.decode_jpeg(x, channels=3),
+                lambda im: tf.reshape(tf.cast(im, tf.float32) / 255.0, [30, 41, 3])),
+    "reshape_first": (lambda x: tf.io.decode_jpeg(x, channels=3),
+                      lambda im: tf.cast(tf.reshape(im, [30 * 41, 3]), tf.float32) / 255.0),
+    "uint8": (lambda x: tf.image.decode_jpeg(x, channels=3),
+              lambda im: tf.reshape(im, [30, 41, 3])),
+    "center": (lambda x: tf.image.decode_jpeg(x, channels=3),
+               lambda im: tf.reshape((tf.cast(im, tf.float32) - 127.5) / 127.5, [-0 + 30, 123])),
+    "gray_flat_convert": (lambda x: tf.io.decode_png(x, channels=1),
+                          lambda im: tf.image.convert_image_dtype(tf.reshape(im, [1230]),
+                                                                  tf.float32)),
+    "image_still_mul": (lambda x: tf.io.decode_image(x, channels=3, expand_animations=False),
+                        lambda im: tf.reshape(tf.cast(im, tf.float32) * (1 / 255.0),
+                                              [41, 30, 3])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEED_DECODERS))
+def test_no_resize_chain_runs_in_the_engine_with_per_record_values(same_size, c_engine, case):
+    decode, post = SEED_DECODERS[case]
+    text = check_same(flowers(same_size, decode, post, batch=6))
+    assert "reshape" in text.split("runs on C threads")[1], text
+
+
+def test_reshape_of_an_image_of_another_size_fails_at_its_batch(tmp_path, c_engine):
+    images = [encoded(0) for _ in range(10)]  # 30 x 41
+    images[6] = encoded(1)                     # 37 x 46: reshape's error, per record too
+    path = write(tmp_path / "sizes.tfrec", images)
+    post = SEED_DECODERS["seed004"][1]
+
+    def fn(r):
+        return post(tf.image.decode_jpeg(tf.io.parse_single_example(r, FORMAT)["image"],
+                                         channels=3))
+    ds = tf.data.TFRecordDataset(path).map(fn).batch(4)
+    assert "runs on C threads" in ds.plan_text()
+    it = iter(ds)
+    assert np.asarray(next(it)).shape == (4, 30, 41, 3)
+    with pytest.raises(InvalidArgumentError) as e:
+        next(it)
+    with pytest.raises(InvalidArgumentError) as want:
+        fn(example(images[6], 0))
+    assert e.value.message.startswith(want.value.message)
+    assert "Input to reshape is a tensor with 5106 values, but the requested shape has " \
+           "3690" in e.value.message and "record 6" in str(e.value)
+
+
+def test_no_resize_without_a_reshape_or_of_an_animation_runs_in_python(same_size, c_engine):
+    cases = [(lambda x: tf.image.decode_jpeg(x, channels=3),
+              lambda im: tf.cast(im, tf.float32) / 255.0, "or reshape()"),
+             (lambda x: tf.io.decode_image(x, channels=3),
+              lambda im: tf.reshape(im, [30, 41, 3]), "may be 4-D")]
+    for decode, post, reason in cases:
+        text = check_same(flowers(same_size, decode, post, batch=6), route=False)
+        assert reason in text, text

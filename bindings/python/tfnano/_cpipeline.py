@@ -86,8 +86,10 @@ class CPipeline:
     ``method``, ``antialias``, ``dtype`` ("float32" or "uint8"), ``sub`` / ``mul`` /
     ``divide`` (values ``(x - sub) / mul`` or ``(x - sub) * mul``), ``dct_scale``,
     ``op`` ("DecodeJpeg" / "DecodePng" refuse BMP, None decodes any format),
-    ``on_error`` ("raise" or "skip"). Stage k's batch is ``item[("image", k)]``, a
-    (n, h, w, channels) view of the batch's C memory. ``hidden``: bytes features not
+    ``on_error`` ("raise" or "skip"), ``no_resize`` (the image keeps its size: its
+    ``size[0] * size[1] * channels`` values in decode order, a reshape of it) and
+    ``shape`` (one image's shape in the batch, default (h, w, channels)). Stage k's
+    batch is ``item[("image", k)]``, a (n,) + shape view of the batch's C memory. ``hidden``: bytes features not
     copied into Python bytes objects (read by the image stages only).
     """
 
@@ -174,6 +176,7 @@ class CPipeline:
                 bo.sub[j] = st.get("sub", 0.0)
                 bo.mul[j] = st.get("mul", 1.0)
             bo.divide = 1 if st.get("divide") else 0
+            bo.no_resize = 1 if st.get("no_resize") else 0
             op = st.get("op")
             name = ffi.new("char[]", op.encode()) if op else ffi.NULL
             stages[k].feature = keys.index(st["key"])
@@ -183,7 +186,8 @@ class CPipeline:
             stages[k].op_name = name
             keep += [bo, dopt, name]
             h, w = (int(v) for v in st["size"])
-            self._images.append(((h, w, ch), _batch._DTYPES[st.get("dtype", "float32")][1]))
+            shape = tuple(st["shape"]) if st.get("shape") is not None else (h, w, ch)
+            self._images.append((shape, _batch._DTYPES[st.get("dtype", "float32")][1]))
         return stages, keep
 
     # ------------------------------------------------------------------ iteration

@@ -13,8 +13,11 @@ An image chain starts at a scalar bytes feature of the parse: decode_jpeg /
 decode_png / decode_image (uint8, channels 1 or 3) -> resize (a constant size,
 any method, no preserve_aspect_ratio) -> then, in any order TensorFlow's values
 allow, cast(float32), convert_image_dtype(float32) and one normalisation: ``- c``,
-``/ c`` or ``* c`` with a Python or float32 scalar ``c`` (``(x - a) / b`` too). It
-becomes one image stage of the engine (lib/pipeline, tfn_pipeline_image): the
+``/ c`` or ``* c`` with a Python or float32 scalar ``c`` (``(x - a) / b`` too), and
+at most one reshape() to a constant shape of as many values. Without a resize the
+reshape is required (seed notebooks' ``decode_jpeg -> cast / 255 -> reshape([*SIZE,
+3])``): the image keeps its size, its values are converted as its rows are decoded and
+a record with another number of values fails with reshape's error. It becomes one image stage of the engine (lib/pipeline, tfn_pipeline_image): the
 workers decode, resize and normalise each batch's images in C, the float operations
 those ops make per record, so the values are the per-record ones.
 """
@@ -70,6 +73,39 @@ def _consumers(g):
     return out
 
 
+def _resize_settings(rs):
+    """([h, w], method, antialias, None) of a traced resize() the image stage takes,
+    or (None, None, None, reason)."""
+    from ..image import _batch
+    ra = dict(zip(("images", "size", "method", "preserve_aspect_ratio", "antialias"),
+                  rs.args))
+    ra.update(rs.kwargs)
+    size = ra.get("size")
+    if _trace.has_symbol(size) or ra.get("preserve_aspect_ratio") or \
+            _trace.has_symbol(ra.get("method"), ra.get("antialias")):
+        return None, None, None, "resize() with a traced size or preserve_aspect_ratio"
+    try:
+        hw = [int(v) for v in np.asarray(size).reshape(-1)]
+    except Exception:
+        return None, None, None, "resize() size is not two integers"
+    method = getattr(ra.get("method", "bilinear"), "value", ra.get("method", "bilinear"))
+    if len(hw) != 2 or min(hw) <= 0 or method not in _batch._METHODS:
+        return None, None, None, "resize() size or method the image stage does not take"
+    return hw, method, bool(ra.get("antialias", False)), None
+
+
+def _reshape_target(n):
+    """The constant shape (a tuple of non-negative ints) of a traced reshape(), or None."""
+    shape = n.args[1] if len(n.args) > 1 else n.kwargs.get("shape")
+    if shape is None or _trace.has_symbol(shape):
+        return None
+    try:
+        dims = tuple(int(v) for v in np.asarray(shape).reshape(-1))
+    except Exception:
+        return None
+    return dims if all(d >= 0 for d in dims) else None
+
+
 def _image_chain(g, dec, key_of, spec, users, outputs):
     """(stage, absorbed nodes, final Symbol) for the image chain starting at decode
     node `dec`, or (None, None, reason)."""
@@ -102,27 +138,21 @@ def _image_chain(g, dec, key_of, spec, users, outputs):
             return None
         return u[0]
     rs = only_user(cur)
-    if rs is None or rs.op.name != "resize" or rs.args[:1] != (cur,):
-        return None, None, "%s() output used by other than one resize()" % name
-    ra = dict(zip(("images", "size", "method", "preserve_aspect_ratio", "antialias"),
-                  rs.args))
-    ra.update(rs.kwargs)
-    size = ra.get("size")
-    if _trace.has_symbol(size) or ra.get("preserve_aspect_ratio") or \
-            _trace.has_symbol(ra.get("method"), ra.get("antialias")):
-        return None, None, "resize() with a traced size or preserve_aspect_ratio"
-    try:
-        hw = [int(v) for v in np.asarray(size).reshape(-1)]
-    except Exception:
-        return None, None, "resize() size is not two integers"
-    method = getattr(ra.get("method", "bilinear"), "value", ra.get("method", "bilinear"))
-    if len(hw) != 2 or min(hw) <= 0 or method not in _batch._METHODS:
-        return None, None, "resize() size or method the image stage does not take"
-    antialias = bool(ra.get("antialias", False))
-    absorbed.append(rs)
-    cur = rs.outputs
-    dtype = "uint8" if method == "nearest" else "float32"
-    sub = mul = None
+    resized = rs is not None and rs.op.name == "resize" and rs.args[:1] == (cur,)
+    if resized:
+        hw, method, antialias, why = _resize_settings(rs)
+        if why:
+            return None, None, why
+        absorbed.append(rs)
+        cur = rs.outputs
+        dtype = "uint8" if method == "nearest" else "float32"
+    elif kw.get("gif") == "refuse":
+        # decode_image(expand_animations=True) of a GIF is 4-D: a reshape may take it
+        return None, None, "%s() of an animation may be 4-D: only a resize() fuses" % name
+    else:
+        # no resize: the image keeps its size and a reshape() below must fix the shape
+        hw, method, antialias, dtype = None, "bilinear", False, "uint8"
+    sub = mul = shape = None
     divide = False
     while True:
         n = only_user(cur)
@@ -150,6 +180,9 @@ def _image_chain(g, dec, key_of, spec, users, outputs):
                 nxt = n.outputs
             elif target == np.float32 and dtype == "uint8" and sub is None:
                 dtype, mul, divide, nxt = "float32", np.float32(1.0 / 255), False, n.outputs
+        elif op == "reshape" and n.args[:1] == (cur,) and shape is None:
+            shape = _reshape_target(n)
+            nxt = None if shape is None else n.outputs
         elif dtype == "float32" and mul is None and len(n.args) == 2 and not n.kwargs.get(
                 "name"):
             a, b = n.args
@@ -169,18 +202,33 @@ def _image_chain(g, dec, key_of, spec, users, outputs):
             break
         absorbed.append(n)
         cur = nxt
+    if not resized and shape is None:
+        return None, None, "%s() output used by other than one resize() or reshape()" % name
     if users.get(cur.index) and cur.index not in outputs:
         return None, None, "%s() after the image ops runs in Python" % \
             users[cur.index][0].op.name
     if users.get(cur.index):
         return None, None, "%s() of the image runs in Python" % users[cur.index][0].op.name
+    count = None if shape is None else int(np.prod(shape, dtype=np.int64))
+    if resized and count is not None and count != hw[0] * hw[1] * channels:
+        return None, None, "reshape() of the resized image to another size runs in Python"
+    if not resized:
+        # the decoded image's values in order, converted as they are decoded; the
+        # engine checks the count per record (reshape's error)
+        if count == 0 or count % channels or count // channels >= 1 << 32:
+            return None, None, "reshape() to a shape the image stage does not take"
+        hw = [count // channels, 1]
+    steps = [name] + (["resize"] if resized else []) + \
+        ([] if shape is None else ["reshape"]) + \
+        ([] if (sub, mul) == (None, None) else ["normalise"])
     stage = {"key": key, "channels": channels, "decode": kw, "op": _DECODES[name],
              "size": hw, "method": method, "antialias": antialias, "dtype": dtype,
              "sub": 0.0 if sub is None else float(sub),
              "mul": 1.0 if mul is None else float(mul), "divide": divide,
-             "dct_scale": _batch.SETTINGS["dct_scaling"],
-             "describe": "%s -> resize%s" % (name, "" if (sub, mul) == (None, None)
-                                              else " -> normalise")}
+             "dct_scale": _batch.SETTINGS["dct_scaling"] and resized,
+             "no_resize": not resized,
+             "shape": None if shape is None else tuple(shape),
+             "describe": " -> ".join(steps)}
     _codec.decode_options(channels=channels, **kw)  # the op's own argument checks
     return stage, absorbed, cur
 
