@@ -173,13 +173,14 @@ check-macos: $(VENV_ZIG)/.stamp
 # The C library and every C test built for aarch64 with Debian's cross compiler and
 # run under qemu-user-static (build/aarch64): the ARM code paths (CRC32C's ARMv8
 # instructions, NEON) and the portable ones, checked on this x86-64 machine. Emulation
-# is slow (a test binary that hangs fails after 15 min instead of hanging make).
+# is slow (a test binary still running after 15 min is killed and fails; guests that
+# block SIGTERM, as the pipeline's workers do, get SIGKILL 10 s later).
 AARCH64_NANOPB := build/aarch64-nanopb/usr/lib/aarch64-linux-gnu/libprotobuf-nanopb.a
 test-aarch64:
 	@test/tools/ensure-aarch64.sh
 	$(MAKE) --no-print-directory test-c MODE=aarch64 WERROR=1 CC=aarch64-linux-gnu-gcc \
 	  LD=aarch64-linux-gnu-ld OBJCOPY=aarch64-linux-gnu-objcopy NANOPB_A=$(AARCH64_NANOPB) \
-	  TFN_TEST_WRAPPER="timeout 900 qemu-aarch64-static -L /usr/aarch64-linux-gnu"
+	  TFN_TEST_WRAPPER="timeout -k 10 900 qemu-aarch64-static -L /usr/aarch64-linux-gnu"
 
 test-asan:
 	$(MAKE) --no-print-directory test-c MODE=asan SANITIZE=1 WERROR=1
