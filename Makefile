@@ -30,7 +30,10 @@ endif
 
 # nanopb: Debian's libnanopb-dev runtime, merged into our libraries with its pb_*
 # symbols renamed tfn__pb_* so that a program with its own nanopb cannot clash.
-NANOPB_A ?= $(firstword $(wildcard /usr/lib/*/libprotobuf-nanopb.a /usr/lib/libprotobuf-nanopb.a /usr/local/lib/libprotobuf-nanopb.a))
+# The compiler's own multiarch folder first: a machine with a foreign architecture's
+# nanopb installed (dpkg --add-architecture) must not link that one.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+NANOPB_A ?= $(firstword $(wildcard $(if $(MULTIARCH),/usr/lib/$(MULTIARCH)/libprotobuf-nanopb.a) /usr/lib/libprotobuf-nanopb.a /usr/local/lib/libprotobuf-nanopb.a))
 NANOPB_INC ?= /usr/include
 PB_FLAGS := -include lib/nanopb_rename.h
 
@@ -70,7 +73,8 @@ VENV_PY := $(VENV)/bin/python
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
         layering-check test-suites test-aarch64 check-macos \
         python wheel sdist test-wheel run-c venv-scale test-scale \
-        venv-beam test-beam venv-ray bench-ray
+        venv-beam test-beam venv-ray bench-ray venv-keras test-keras venv-grain test-grain \
+        venv-hf test-hf venv-bench-frameworks
 
 all: lib
 
@@ -82,6 +86,7 @@ help:
 	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
 	@echo "make bench      benchmarks (workloads W1/W2/W3, described in docs/benchmarks.md)"
 	@echo "make bench-ray  to_arrow vs Ray Data read_tfrecords and TensorFlow (build/venv-ray)"
+	@echo "make test-keras / test-grain / test-hf   Keras 3 (JAX, PyTorch), Grain, HF datasets adapters"
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make test-aarch64  C library and C tests cross-built for aarch64, run under qemu (apt installs the tools)"
@@ -243,6 +248,9 @@ test-suites:
 	@$(SUITE) c-asan $(MAKE) --no-print-directory test-asan
 	@$(SUITE) python $(MAKE) --no-print-directory test-python
 	@$(SUITE) torch $(MAKE) --no-print-directory test-torch
+	@$(SUITE) keras $(MAKE) --no-print-directory test-keras
+	@$(SUITE) grain $(MAKE) --no-print-directory test-grain
+	@$(SUITE) hf $(MAKE) --no-print-directory test-hf
 	@$(SUITE) scale $(MAKE) --no-print-directory test-scale
 	@$(SUITE) beam $(MAKE) --no-print-directory test-beam
 	@$(SUITE) install $(MAKE) --no-print-directory test-install
@@ -317,6 +325,44 @@ venv-torch: $(VENV_TORCH)/.stamp
 test-torch: venv-torch python
 	$(VENV_TORCH)/bin/python -m pytest -q -rs -p no:cacheprovider test/torch
 
+# tfnano.keras, tfnano.grain and tfnano.hf: each framework in its own virtualenv from
+# PyPI (none is a tfnano dependency; their requirements files pin the versions tested),
+# tfnano from the tree (each test folder's conftest.py). Keras 3 runs on JAX (here) and
+# on PyTorch (in build/venv-torch, which has keras too) with TensorFlow blocked.
+VENV_KERAS := build/venv-keras
+$(VENV_KERAS)/.stamp: test/keras/requirements.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_KERAS) -r test/keras/requirements.txt
+	@touch $@
+
+venv-keras: $(VENV_KERAS)/.stamp
+
+test-keras: venv-keras venv-torch python
+	KERAS_TORCH_PYTHON=$(CURDIR)/$(VENV_TORCH)/bin/python \
+	  $(VENV_KERAS)/bin/python -m pytest -q -rs -p no:cacheprovider test/keras
+
+VENV_GRAIN := build/venv-grain
+$(VENV_GRAIN)/.stamp: test/grain/requirements.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_GRAIN) -r test/grain/requirements.txt
+	@touch $@
+
+venv-grain: $(VENV_GRAIN)/.stamp
+
+test-grain: venv-grain python
+	$(VENV_GRAIN)/bin/python -m pytest -q -rs -p no:cacheprovider test/grain
+
+VENV_HF := build/venv-hf
+$(VENV_HF)/.stamp: test/hf/requirements.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_HF) -r test/hf/requirements.txt
+	@touch $@
+
+venv-hf: $(VENV_HF)/.stamp
+
+test-hf: venv-hf python
+	$(VENV_HF)/bin/python -m pytest -q -rs -p no:cacheprovider test/hf
+
 # tfnano.arrow / tfnano.dask tests and the Ray recipe: pyarrow, dask[dataframe],
 # distributed, polars, DuckDB and ray[data] in their own virtualenv (build/venv-scale,
 # from PyPI; none is a tfnano dependency), tfnano from the tree (test/scale/conftest.py).
@@ -385,6 +431,17 @@ $(VENV_BENCH_SCALE)/.stamp: test/bench/requirements-scale.txt
 	@touch $@
 
 venv-bench-scale: $(VENV_BENCH_SCALE)/.stamp
+
+# test/bench/bench_frameworks.py's virtualenv (bench only): Grain, datasets and
+# tensorflow-cpu in one interpreter, so tfnano.grain / tfnano.hf and the same jobs
+# through TensorFlow's parser run side by side. make bench skips the script without it.
+VENV_BENCH_FRAMEWORKS := build/venv-bench-frameworks
+$(VENV_BENCH_FRAMEWORKS)/.stamp: test/bench/requirements-frameworks.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_BENCH_FRAMEWORKS) -r test/bench/requirements-frameworks.txt
+	@touch $@
+
+venv-bench-frameworks: $(VENV_BENCH_FRAMEWORKS)/.stamp
 
 bench: deps
 	$(MAKE) --no-print-directory lib MODE=release
