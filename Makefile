@@ -9,6 +9,7 @@ SONAME  := libtfnano.so.$(MAJOR).$(MINOR)
 
 CC      ?= cc
 CXX     ?= c++
+OBJCOPY ?= objcopy
 PYTHON  ?= python3
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -50,8 +51,8 @@ B := build/$(MODE)
 
 LIB_CFLAGS := -std=c11 -fPIC -fvisibility=hidden -Iinclude -I$(NANOPB_INC) \
               $(PB_FLAGS) -MMD -MP $(SANFLAGS)
-# lib/ has one folder per job (base <- example, record, pad, image <- pipeline); each folder
-# includes only its own headers and those of the folders below it.
+# lib/ has one folder per job; lib/README.md says which may include which (make
+# layering-check enforces it).
 LIB_SRC := $(sort $(wildcard lib/*/*.c)) lib/example/proto/example.pb.c
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/nanopb.o
 LIBS    := -lz -lm -ljpeg -lpng16 -lgif -pthread
@@ -70,6 +71,7 @@ VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
+        layering-check test-suites test-aarch64 check-macos \
         fuzz-pipelines \
         python wheel sdist test-wheel run-c venv-scale test-scale \
         venv-beam test-beam venv-ray bench-ray venv-keras test-keras venv-grain test-grain \
@@ -83,17 +85,20 @@ help:
 	@echo "make run        run the main demo (examples/quest_pipeline.py; make run-c: the C demo)"
 	@echo "make test-c     C unit tests (MODE=test);  make test-asan: same under ASan+UBSan"
 	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
-	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
+	@echo "make bench      benchmarks (workloads W1/W2/W3, described in docs/benchmarks.md)"
 	@echo "make bench-ray  to_arrow vs Ray Data read_tfrecords and TensorFlow (build/venv-ray)"
 	@echo "make test-keras / test-grain / test-hf   Keras 3 (JAX, PyTorch), Grain, HF datasets adapters"
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make fuzz-pipelines  random tf.data pipelines under TensorFlow and tfnano (FUZZ_PIPELINES cases)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make stress     STRESS_TRIALS (1000) random thread interleavings on one shared iterator, with SIGINTs"
+	@echo "make test-aarch64  C library and C tests cross-built for aarch64, run under qemu (apt installs the tools)"
+	@echo "make check-macos   lib/ cross-compiled for macOS arm64 and x86-64 (zig cc from PyPI's ziglang)"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc (make test-install: a pkg-config consumer)"
 	@echo "make wheel      dist/tfnano-*-cp38-abi3-manylinux*.whl (make sdist: the source tarball)"
 	@echo "make test-wheel the wheel in fresh venvs of other Pythons with no build tools, tests run on it"
 	@echo "make proto      regenerate lib/example/proto/example.pb.[ch] with nanopb_generator"
+	@echo "make layering-check  lib/'s folders include only downward (lib/README.md)"
 
 lib: $(B)/libtfnano.a $(B)/$(SONAME)
 
@@ -112,8 +117,8 @@ $(B)/lib/example/proto/example.pb.o: lib/example/proto/example.pb.c
 $(B)/nanopb.o: $(NANOPB_A) lib/nanopb.syms
 	@test -n "$(NANOPB_A)" || { echo "nanopb runtime not found: run 'make deps' (apt-get install libnanopb-dev)"; exit 1; }
 	@mkdir -p $(dir $@)
-	ld -r --whole-archive $(NANOPB_A) -o $@.tmp
-	objcopy --redefine-syms=lib/nanopb.syms $@.tmp $@
+	$(LD) -r --whole-archive $(NANOPB_A) -o $@.tmp
+	$(OBJCOPY) --redefine-syms=lib/nanopb.syms $@.tmp $@
 	@rm -f $@.tmp
 
 $(B)/libtfnano.a: $(LIB_OBJ)
@@ -128,12 +133,12 @@ $(B)/test/%: test/unit/%.c $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(WARN) $(CFLAGS) $< -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
 
-# The Python binding's split copy (bindings/python/pyapi_split.c has no Python in it),
-# tested in C too so that ASan + UBSan and TSan see its threads.
-$(B)/test/test_pad_split: test/unit/test_pad_split.c bindings/python/pyapi_split.c \
+# The Python binding's split copy (bindings/python/pyapi_pad_threads.c has no Python in
+# it), tested in C too so that ASan + UBSan and TSan see its threads.
+$(B)/test/test_pad_split: test/unit/test_pad_split.c bindings/python/pyapi_pad_threads.c \
                           bindings/python/pyapi.h $(B)/libtfnano.a test/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Ibindings/python $(WARN) $(CFLAGS) $< bindings/python/pyapi_split.c \
+	$(CC) $(TEST_CFLAGS) -Ibindings/python $(WARN) $(CFLAGS) $< bindings/python/pyapi_pad_threads.c \
 	  -o $@ $(B)/libtfnano.a $(LIBS) -pthread $(SANFLAGS)
 
 # A fuzz harness linked with a driver that replays files: no libFuzzer needed.
@@ -155,12 +160,35 @@ $(B)/test/header_cxx.o: include/tfnano.h
 
 examples: $(EXAMPLE_BIN)
 
-# C tests in the given MODE; run from the repository root (they read test/vectors and
-# ../shared/interop).
+# C tests in the given MODE; run from the repository root (they read test/data/interop).
 test-c: $(TEST_BIN) $(EXAMPLE_BIN) $(REPLAY_BIN) $(B)/test/header_c99.o $(B)/test/header_cxx.o
 	@test/tools/run-c-tests.sh $(TEST_BIN)
-	@for n in $(FUZZ_NAMES); do echo "== fuzz corpus replay: $$n"; $(B)/fuzz/replay_$$n test/fuzz/corpus/$$n || exit 1; done
-	@for e in $(EXAMPLE_BIN); do echo "== example $$e"; $$e > $(B)/examples/$$(basename $$e).out || { echo "example $$e failed"; exit 1; }; done
+	@for n in $(FUZZ_NAMES); do echo "== fuzz corpus replay: $$n"; $(TFN_TEST_WRAPPER) $(B)/fuzz/replay_$$n test/fuzz/corpus/$$n || exit 1; done
+	@for e in $(EXAMPLE_BIN); do echo "== example $$e"; $(TFN_TEST_WRAPPER) $$e > $(B)/examples/$$(basename $$e).out || { echo "example $$e failed"; exit 1; }; done
+
+# lib/ compiled for macOS (arm64 and x86-64) with zig's clang and macOS SDK headers
+# (PyPI's ziglang, in build/venv-zig): no macOS machine needed, Linux-only calls must
+# stay behind their shims. A compile check only (nothing links or runs).
+VENV_ZIG := build/venv-zig
+$(VENV_ZIG)/.stamp: test/tools/requirements-zig.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_ZIG) -r test/tools/requirements-zig.txt
+	@touch $@
+
+check-macos: $(VENV_ZIG)/.stamp
+	@test/tools/check-macos.sh $(VENV_ZIG)/bin/python
+
+# The C library and every C test built for aarch64 with Debian's cross compiler and
+# run under qemu-user-static (build/aarch64): the ARM code paths (CRC32C's ARMv8
+# instructions, NEON) and the portable ones, checked on this x86-64 machine. Emulation
+# is slow (a test binary still running after 15 min is killed and fails; guests that
+# block SIGTERM, as the pipeline's workers do, get SIGKILL 10 s later).
+AARCH64_NANOPB := build/aarch64-nanopb/usr/lib/aarch64-linux-gnu/libprotobuf-nanopb.a
+test-aarch64:
+	@test/tools/ensure-aarch64.sh
+	$(MAKE) --no-print-directory test-c MODE=aarch64 WERROR=1 CC=aarch64-linux-gnu-gcc \
+	  LD=aarch64-linux-gnu-ld OBJCOPY=aarch64-linux-gnu-objcopy NANOPB_A=$(AARCH64_NANOPB) \
+	  TFN_TEST_WRAPPER="timeout -k 10 900 qemu-aarch64-static -L /usr/aarch64-linux-gnu"
 
 test-asan:
 	$(MAKE) --no-print-directory test-c MODE=asan SANITIZE=1 WERROR=1
@@ -212,20 +240,31 @@ $(VENV)/.stamp: test/requirements.txt
 	PYTHON=$(PYTHON) test/tools/venv.sh $(VENV) -r test/requirements.txt
 	@touch $@
 
-# The README's test command: everything, from a brand-new machine.
+# The README's test command: everything, from a brand-new machine. Each suite runs
+# through $(SUITE) (test/tools/suite.sh), which adds its counts and skip reasons to
+# build/test-summary.txt; the summary is printed at the end (or at the first failure).
+# A new suite is one more `@$(SUITE) name $(MAKE) --no-print-directory target` line.
+SUITE := test/tools/suite.sh
+export TFN_TEST_SUMMARY
 test: deps
-	$(MAKE) --no-print-directory proto-check
-	$(MAKE) --no-print-directory test-c MODE=test WERROR=1
-	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-python
-	$(MAKE) --no-print-directory test-torch
-	$(MAKE) --no-print-directory test-keras
-	$(MAKE) --no-print-directory test-grain
-	$(MAKE) --no-print-directory test-hf
-	$(MAKE) --no-print-directory test-scale
-	$(MAKE) --no-print-directory test-beam
-	$(MAKE) --no-print-directory test-install
-	$(MAKE) --no-print-directory test-wheel
+	@mkdir -p build && rm -f build/test-summary.txt build/logs/*.log
+	@$(MAKE) --no-print-directory test-suites TFN_TEST_SUMMARY=$(CURDIR)/build/test-summary.txt
+	@test/tools/test-summary.sh build/test-summary.txt
+
+test-suites:
+	@$(SUITE) proto-check $(MAKE) --no-print-directory proto-check
+	@$(SUITE) layering-check $(MAKE) --no-print-directory layering-check
+	@$(SUITE) c-test $(MAKE) --no-print-directory test-c MODE=test WERROR=1
+	@$(SUITE) c-asan $(MAKE) --no-print-directory test-asan
+	@$(SUITE) python $(MAKE) --no-print-directory test-python
+	@$(SUITE) torch $(MAKE) --no-print-directory test-torch
+	@$(SUITE) keras $(MAKE) --no-print-directory test-keras
+	@$(SUITE) grain $(MAKE) --no-print-directory test-grain
+	@$(SUITE) hf $(MAKE) --no-print-directory test-hf
+	@$(SUITE) scale $(MAKE) --no-print-directory test-scale
+	@$(SUITE) beam $(MAKE) --no-print-directory test-beam
+	@$(SUITE) install $(MAKE) --no-print-directory test-install
+	@$(SUITE) wheel $(MAKE) --no-print-directory test-wheel
 
 # The Python package, installed editable into the test venv (the cffi extension is
 # rebuilt when the C sources change; Python files are used in place).
@@ -233,7 +272,9 @@ PY_STAMP := $(VENV)/.tfnano-stamp
 $(PY_STAMP): $(VENV)/.stamp $(LIB_SRC) $(wildcard lib/*/*.h) include/tfnano.h lib/nanopb.syms \
              bindings/python/build_ffi.py bindings/python/cdef.py \
              $(wildcard bindings/python/pyapi*) pyproject.toml setup.py
-	$(VENV_PY) -m pip install -q --no-build-isolation --no-deps -e .
+	@echo "== building tfnano into $(VENV), editable: the C library and its cffi extension (about a minute on 2 cores; the next builds only when C files change)"
+	@start=$$(date +%s); $(VENV_PY) -m pip install --disable-pip-version-check --no-build-isolation --no-deps -e . \
+	  && echo "== tfnano built in $$(( $$(date +%s) - start )) s"
 	@touch $@
 
 python: $(PY_STAMP)
@@ -253,11 +294,18 @@ $(WHEEL_VENV)/.stamp:
 sdist: $(WHEEL_VENV)/.stamp
 	$(WHEEL_PY) -m build --sdist --outdir dist .
 
+# The tools' output (~800 lines) goes to build/logs/wheel-*.log, shown on failure.
 wheel: $(WHEEL_VENV)/.stamp
-	rm -rf build/wheel-raw dist/tfnano-$(VERSION)-*.whl
-	CFLAGS="-g0" LDFLAGS="-Wl,--strip-debug" $(WHEEL_PY) -m build --outdir build/wheel-raw .
-	PATH="$(CURDIR)/$(WHEEL_VENV)/bin:$$PATH" auditwheel repair -w dist build/wheel-raw/tfnano-$(VERSION)-cp38-abi3-*.whl
-	cp build/wheel-raw/tfnano-$(VERSION).tar.gz dist/
+	@rm -rf build/wheel-raw dist/tfnano-$(VERSION)-*.whl && mkdir -p build/logs
+	@echo "== wheel 1/2: the sdist, then the cp38-abi3 wheel built from it (about 2 min; log: build/logs/wheel-build.log)"
+	@CFLAGS="-g0" LDFLAGS="-Wl,--strip-debug" $(WHEEL_PY) -m build --outdir build/wheel-raw . \
+	  > build/logs/wheel-build.log 2>&1 || { tail -n 30 build/logs/wheel-build.log; \
+	  echo "wheel: the build failed; its whole output: build/logs/wheel-build.log"; exit 1; }
+	@echo "== wheel 2/2: auditwheel repair into a manylinux tag (log: build/logs/wheel-repair.log)"
+	@PATH="$(CURDIR)/$(WHEEL_VENV)/bin:$$PATH" auditwheel repair -w dist build/wheel-raw/tfnano-$(VERSION)-cp38-abi3-*.whl \
+	  > build/logs/wheel-repair.log 2>&1 || { cat build/logs/wheel-repair.log; \
+	  echo "wheel: auditwheel failed; its output: build/logs/wheel-repair.log"; exit 1; }
+	@cp build/wheel-raw/tfnano-$(VERSION).tar.gz dist/
 	@ls -l $(WHEEL_GLOB) dist/tfnano-$(VERSION).tar.gz
 
 # The wheel installed into fresh virtualenvs of other Pythons (Debian's /usr/bin/python3
@@ -265,12 +313,13 @@ wheel: $(WHEEL_VENV)/.stamp
 # the Python tests against the installed copy and the quickstart notebook from it.
 test-wheel: venv wheel
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
-	$(VENV_PY) -m pytest -q -rs -p no:cacheprovider test/wheel
+	@echo "== test-wheel: each test below installs the wheel into a fresh venv and runs the Python tests there (about a minute each)"
+	$(VENV_PY) -m pytest -v -rs -p no:cacheprovider test/wheel
 
 # pytest also loads build/test/libtfnano.so (cffi ABI mode) to test the C library alone.
 test-python: venv python
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
-	$(VENV_PY) -m pytest -q test/python
+	$(VENV_PY) -m pytest -q -rs test/python
 
 # tfnano.torch's tests: torch (CPU) and vahidk's tfrecord package in their own
 # virtualenv (build/venv-torch, from PyPI; neither is a tfnano dependency), tfnano from
@@ -284,7 +333,7 @@ $(VENV_TORCH)/.stamp: test/torch/requirements.txt
 venv-torch: $(VENV_TORCH)/.stamp
 
 test-torch: venv-torch python
-	$(VENV_TORCH)/bin/python -m pytest -q -p no:cacheprovider test/torch
+	$(VENV_TORCH)/bin/python -m pytest -q -rs -p no:cacheprovider test/torch
 
 # tfnano.keras, tfnano.grain and tfnano.hf: each framework in its own virtualenv from
 # PyPI (none is a tfnano dependency; their requirements files pin the versions tested),
@@ -300,7 +349,7 @@ venv-keras: $(VENV_KERAS)/.stamp
 
 test-keras: venv-keras venv-torch python
 	KERAS_TORCH_PYTHON=$(CURDIR)/$(VENV_TORCH)/bin/python \
-	  $(VENV_KERAS)/bin/python -m pytest -q -p no:cacheprovider test/keras
+	  $(VENV_KERAS)/bin/python -m pytest -q -rs -p no:cacheprovider test/keras
 
 VENV_GRAIN := build/venv-grain
 $(VENV_GRAIN)/.stamp: test/grain/requirements.txt
@@ -311,7 +360,7 @@ $(VENV_GRAIN)/.stamp: test/grain/requirements.txt
 venv-grain: $(VENV_GRAIN)/.stamp
 
 test-grain: venv-grain python
-	$(VENV_GRAIN)/bin/python -m pytest -q -p no:cacheprovider test/grain
+	$(VENV_GRAIN)/bin/python -m pytest -q -rs -p no:cacheprovider test/grain
 
 VENV_HF := build/venv-hf
 $(VENV_HF)/.stamp: test/hf/requirements.txt
@@ -322,7 +371,7 @@ $(VENV_HF)/.stamp: test/hf/requirements.txt
 venv-hf: $(VENV_HF)/.stamp
 
 test-hf: venv-hf python
-	$(VENV_HF)/bin/python -m pytest -q -p no:cacheprovider test/hf
+	$(VENV_HF)/bin/python -m pytest -q -rs -p no:cacheprovider test/hf
 
 # tfnano.arrow / tfnano.dask tests and the Ray recipe: pyarrow, dask[dataframe],
 # distributed, polars, DuckDB and ray[data] in their own virtualenv (build/venv-scale,
@@ -336,7 +385,7 @@ $(VENV_SCALE)/.stamp: test/scale/requirements.txt
 venv-scale: $(VENV_SCALE)/.stamp
 
 test-scale: venv-scale python
-	$(VENV_SCALE)/bin/python -m pytest -q -p no:cacheprovider test/scale --ignore=test/scale/beam
+	$(VENV_SCALE)/bin/python -m pytest -q -rs -p no:cacheprovider test/scale --ignore=test/scale/beam
 
 # tfnano.beam's tests: Apache Beam (DirectRunner, multi-process) in build/venv-beam.
 VENV_BEAM := build/venv-beam
@@ -348,7 +397,7 @@ $(VENV_BEAM)/.stamp: test/scale/beam/requirements.txt
 venv-beam: $(VENV_BEAM)/.stamp
 
 test-beam: venv-beam python
-	$(VENV_BEAM)/bin/python -m pytest -q -p no:cacheprovider test/scale/beam
+	$(VENV_BEAM)/bin/python -m pytest -q -rs -p no:cacheprovider test/scale/beam
 
 # Arrow in and out against Ray Data's read_tfrecords and TensorFlow (test/bench/
 # bench_arrow.py): ray[data] and tensorflow-cpu in build/venv-ray, for benchmarks only
@@ -367,6 +416,7 @@ bench-ray: venv-ray python
 # The README's demo command: the Python QUEST pipeline end to end on synthetic data
 # (examples/quest_pipeline.py); `make run-c` runs the C demo.
 run: deps python
+	@echo "== examples/quest_pipeline.py: the QUEST text pipeline on synthetic data"
 	$(VENV_PY) examples/quest_pipeline.py
 	@echo "== the tfnano command on a few shards (examples/cli_demo.sh)"
 	@examples/cli_demo.sh $(VENV)/bin
@@ -425,6 +475,10 @@ proto-check:
 	@cd build/proto-check && nanopb_generator.py -q -I. -f example.options example.proto
 	@diff -u lib/example/proto/example.pb.h build/proto-check/example.pb.h && diff -u lib/example/proto/example.pb.c build/proto-check/example.pb.c
 	@echo "proto-check: lib/example/proto/example.pb.[ch] match nanopb_generator's output"
+
+# lib/'s folders include only downward, by the rows written in lib/README.md.
+layering-check:
+	@$(PYTHON) test/tools/check-layering.py lib
 
 install: lib
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)

@@ -20,9 +20,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=300)
     args = ap.parse_args(argv)
-    n = args.examples
+    # the records live in a folder of their own, removed afterwards
+    with tempfile.TemporaryDirectory(prefix="tfnano-images-") as tmp:
+        run(args.examples, os.path.join(tmp, "images.tfrecord.gz"))
+
+
+def run(n, path):
     rng = np.random.default_rng(7)
-    path = os.path.join(tempfile.mkdtemp(prefix="tfnano-images-"), "images.tfrecord.gz")
 
     images, heights, boxes, names = [], [], [], []
     t0 = time.perf_counter()

@@ -164,10 +164,11 @@ def main(argv=None):
     check(read_all(fast_path, "TFRecordDataset.batch -> tfnano.Parser int32 (fast path)"),
           True)
 
-    print("checked: %d examples, %d tokens, %.1f MB in %s; every value read back equals "
-          "what was written" % (n, ntok, total_bytes / 1e6, out_dir))
     if args.out is None:
         shutil.rmtree(out_dir)
+    where = out_dir if args.out else "a temporary folder, now removed (--out DIR keeps them)"
+    print("checked: %d examples, %d tokens, %.1f MB in %s; every value read back equals "
+          "what was written" % (n, ntok, total_bytes / 1e6, where))
     return timer.rows
 
 

@@ -1,14 +1,25 @@
 /*
  * tfnano.h - the whole public API of tfnano.
  *
- * tfnano does the data-preparation half of TensorFlow without TensorFlow:
- *   - builds tf.train.Example records, byte-identical to protobuf's
- *     SerializeToString(deterministic=True), one at a time or from whole columns;
- *   - parses Examples with FixedLenFeature / FixedLenSequenceFeature specs straight
- *     into dense arrays, with the rules and error texts of TensorFlow's fast parser;
- *   - reads and writes TFRecord files (masked CRC32C, ZLIB, GZIP);
- *   - pads ragged token sequences (keras pad_sequences semantics) and plans
- *     length-bucketed batches.
+ * tfnano does the data-preparation half of TensorFlow without TensorFlow. The sections
+ * below, in order (search for "MARK:"):
+ *   - Status and errors, Memory: the conventions every call shares, a caller-set allocator;
+ *   - Example: builds tf.train.Example records, byte-identical to protobuf's
+ *     SerializeToString(deterministic=True), one at a time, from whole columns
+ *     (Columnar batch encoding) or from Apache Arrow record batches (Arrow);
+ *   - Parsing: Examples with FixedLenFeature / FixedLenSequenceFeature / VarLenFeature
+ *     specs straight into dense arrays, with the rules and error texts of TensorFlow's
+ *     fast parser; SequenceExample feature lists;
+ *   - String hashing and Lookup tables: tf.strings.to_hash_bucket*, tf.lookup's static
+ *     tables and OOV buckets, bit-exact;
+ *   - CRC32C and TFRecord files: framing, readers and writers (ZLIB, GZIP), an index
+ *     and seek points;
+ *   - Pipeline: the engine that reads, checks, parses and batches on its own threads
+ *     (tf.data's interleave -> map(parse) -> batch -> prefetch, in TensorFlow's order);
+ *   - Padding and Length bucketing: ragged token sequences into dense arrays (keras
+ *     pad_sequences semantics) and length-bucketed batch plans;
+ *   - Images: JPEG, PNG, GIF and BMP decoding, resizing and encoding with TensorFlow's
+ *     semantics, one image or a batch on worker threads.
  *
  * Conventions (they hold for every function below unless its comment says otherwise):
  *   - Fallible functions return tfn_status: TFN_OK (0), TFN_END (1, a normal end of
@@ -858,8 +869,8 @@ TFN_API int tfn_table_vocab_int64(const tfn_table *t, const int64_t *values,
  * 0xffffffff). `crc` is the CRC of the bytes before `data`: pass 0 to start a fresh
  * checksum, so tfn_crc32c(0, "123456789", 9) == 0xe3069283, and
  * tfn_crc32c(tfn_crc32c(0, a, na), b, nb) == CRC of a followed by b.
- * Uses the SSE4.2 crc32 instruction when the CPU has it (three interleaved streams
- * on long inputs), else a portable slice-by-8 loop; both give the same values.
+ * Uses the CRC-32C instruction when the CPU has it (x86-64 SSE4.2, AArch64 CRC32; three
+ * interleaved streams on long inputs), else a portable slice-by-8 loop; both give the same values.
  * @param data  may be NULL when len == 0. Thread-safe. */
 TFN_API uint32_t tfn_crc32c(uint32_t crc, const void *data, size_t len);
 

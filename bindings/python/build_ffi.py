@@ -125,12 +125,13 @@ extern "Python" {
 """
 
 
-# The built-ins that take Python objects (bindings/python/pyapi.c: lists of rows walked
-# in C); tfn_py_install() adds them to the module at import (see pyapi.h).
+# The built-ins that take Python objects (bindings/python/pyapi*.c: lists of rows and
+# strings walked in C); tfn_py_install() adds them to the module at import (pyapi.h).
 PY_API = """
 int tfn_py_install(const char *module, int buffers);
 """
-PY_SOURCES = ("pyapi.c", "pyapi_buffer.c", "pyapi_split.c")
+PY_SOURCES = ("pyapi.c", "pyapi_buffer.c", "pyapi_pad.c", "pyapi_pad_threads.c",
+              "pyapi_record.c", "pyapi_strs.c", "pyapi_strings.c", "pyapi_string_split.c")
 
 
 def lib_sources():

@@ -1,6 +1,6 @@
 /*
  * pyapi.h - the parts of tfnano._native that take and return Python objects
- * (pyapi.c, pyapi_buffer.c, pyapi_split.c), compiled into the cffi extension beside the C library.
+ * (pyapi*.c, listed in pyapi.c), compiled into the cffi extension beside the C library.
  *
  * cffi's API-mode module is a CPython extension module, but a function declared in
  * its cdef only sees C types, and cffi releases the GIL around every call. So these
@@ -8,7 +8,7 @@
  * once by tfn_py_install(), the one function the cdef declares: Python then calls
  * them like any built-in, with the GIL held and Python objects as arguments.
  *
- * Limited API: pyapi.c uses the 3.8 limited API (the wheel is cp38-abi3). Reading a
+ * Limited API: the pyapi files use the 3.8 limited API (the wheel is cp38-abi3). Reading a
  * numpy array's memory needs PyObject_GetBuffer, in the limited API only from 3.11:
  * pyapi_buffer.c alone is compiled against the 3.11 limited API (when the headers
  * are 3.11 or newer) and is only called when the running interpreter is 3.11 or
@@ -29,7 +29,7 @@
  * again sets `buffers` anew (the tests use this to run the 3.8-3.10 paths). */
 int tfn_py_install(const char *module, int buffers);
 
-/* From pyapi_split.c. tfn_pad_rows() of rows[0, n) into the row-major output `out`
+/* From pyapi_pad_threads.c. tfn_pad_rows() of rows[0, n) into the row-major output `out`
  * (and `mask`, may be NULL), split into one slice of rows per usable core (at most
  * 16) when the output is at least split_at_bytes, else in the calling thread.
  * Returns 1 when every slice succeeded, 0 when one was refused (the output is then

@@ -1,9 +1,10 @@
 /*
- * pyapi_buffer.c - numpy arrays' memory through the buffer protocol, for pyapi.c.
+ * pyapi_buffer.c - numpy arrays' memory through the buffer protocol, for pyapi_pad.c
+ * and pyapi_strs.c.
  *
  * PyObject_GetBuffer / PyBuffer_Release and Py_buffer are in the limited API from
  * Python 3.11 (the struct has not changed since 3.3). This file alone is compiled
- * against the 3.11 limited API when the headers allow it; pyapi.c only calls it when
+ * against the 3.11 limited API when the headers allow it; they only call it when
  * the running interpreter is 3.11 or newer (see pyapi.h).
  */
 #include <patchlevel.h>

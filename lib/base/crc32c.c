@@ -1,10 +1,11 @@
 /*
  * crc32c.c - CRC-32C (Castagnoli) and TFRecord's CRC mask.
  *
- * Two implementations with identical results: the SSE4.2 `crc32` instruction (x86-64,
- * chosen at run time with the CPU's feature bits), which runs three independent
- * streams over long inputs so that the instruction's 3-cycle latency is hidden, and a
- * portable slice-by-8 table loop for every other machine.
+ * Two implementations with identical results: a CRC-32C instruction, chosen at run
+ * time from the CPU's feature bits (x86-64: SSE4.2 `crc32`; AArch64: the ARMv8 CRC32
+ * extension's `crc32c*`), which runs three independent streams over long inputs so
+ * that the instruction's latency is hidden, and a portable slice-by-8 table loop for
+ * every other machine (and for CPUs without the instruction).
  */
 #include "crc32c_internal.h"
 #include "crc32c_table.h"
@@ -12,6 +13,25 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #    define TFN_CRC32C_HAVE_HW 1
 #    include <nmmintrin.h>
+#    define TFN_CRC_TARGET __attribute__((target("sse4.2,crc32"))) /* clang 14+: crc32 apart */
+#    define TFN_CRC_U8(reg, byte) _mm_crc32_u8((reg), (byte))
+#    define TFN_CRC_U64(reg, word) _mm_crc32_u64((reg), (word))
+#elif defined(__aarch64__) && defined(__GNUC__)
+#    define TFN_CRC32C_HAVE_HW 1
+#    include <arm_acle.h>
+#    if defined(__clang__)
+#        define TFN_CRC_TARGET __attribute__((target("crc")))
+#    else
+#        define TFN_CRC_TARGET __attribute__((target("+crc")))
+#    endif
+#    define TFN_CRC_U8(reg, byte) __crc32cb((uint32_t)(reg), (byte))
+#    define TFN_CRC_U64(reg, word) __crc32cd((uint32_t)(reg), (word))
+#    if defined(__linux__) && !defined(__ARM_FEATURE_CRC32)
+#        include <sys/auxv.h>
+#        ifndef HWCAP_CRC32
+#            define HWCAP_CRC32 (1UL << 7) /* linux/arch/arm64/include/uapi/asm/hwcap.h */
+#        endif
+#    endif
 #else
 #    define TFN_CRC32C_HAVE_HW 0
 #endif
@@ -56,7 +76,7 @@ uint32_t tfn__crc32c_copy_sw(uint32_t reg, uint8_t *dst, const uint8_t *src, siz
     return reg;
 }
 
-/* ---------------------------------------------------------------- SSE4.2 */
+/* ---------------------------------------------------------------- the instruction */
 
 /* Advances a register over LONG / SHORT zero bytes: how far the first of three
  * streams must move to line up with the third. */
@@ -76,7 +96,15 @@ static inline uint32_t shift_short(uint32_t r)
 
 bool tfn__crc32c_hw_available(void)
 {
+#    if defined(__x86_64__)
     return __builtin_cpu_supports("sse4.2") != 0;
+#    elif defined(__ARM_FEATURE_CRC32) || defined(__APPLE__)
+    return true; /* built for CPUs that have it (every Apple arm64 CPU does) */
+#    elif defined(__linux__)
+    return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+#    else
+    return false;
+#    endif
 }
 
 static inline uint64_t load64(const uint8_t *p)
@@ -93,9 +121,9 @@ static inline uint64_t load64(const uint8_t *p)
             uint64_t a = reg, b = 0, c = 0;                                                 \
             const uint8_t *end = p + (block);                                               \
             do {                                                                            \
-                a = _mm_crc32_u64(a, load64(p));                                            \
-                b = _mm_crc32_u64(b, load64(p + (block)));                                  \
-                c = _mm_crc32_u64(c, load64(p + 2 * (block)));                              \
+                a = TFN_CRC_U64(a, load64(p));                                            \
+                b = TFN_CRC_U64(b, load64(p + (block)));                                  \
+                c = TFN_CRC_U64(c, load64(p + 2 * (block)));                              \
                 p += 8;                                                                     \
             } while (p < end);                                                              \
             reg = shift(shift((uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)c;                    \
@@ -103,24 +131,23 @@ static inline uint64_t load64(const uint8_t *p)
             n -= 3 * (size_t)(block);                                                       \
         }
 
-__attribute__((target("sse4.2"))) uint32_t tfn__crc32c_hw(uint32_t reg, const uint8_t *p,
-                                                         size_t n)
+TFN_CRC_TARGET uint32_t tfn__crc32c_hw(uint32_t reg, const uint8_t *p, size_t n)
 {
     while (n > 0 && ((uintptr_t)p & 7) != 0) {
-        reg = _mm_crc32_u8(reg, *p++);
+        reg = TFN_CRC_U8(reg, *p++);
         n--;
     }
     TFN_CRC32C_THREE_WAY(TFN__CRC32C_LONG, shift_long)
     TFN_CRC32C_THREE_WAY(TFN__CRC32C_SHORT, shift_short)
     uint64_t r = reg;
     while (n >= 8) {
-        r = _mm_crc32_u64(r, load64(p));
+        r = TFN_CRC_U64(r, load64(p));
         p += 8;
         n -= 8;
     }
     reg = (uint32_t)r;
     while (n > 0) {
-        reg = _mm_crc32_u8(reg, *p++);
+        reg = TFN_CRC_U8(reg, *p++);
         n--;
     }
     return reg;
@@ -137,9 +164,9 @@ __attribute__((target("sse4.2"))) uint32_t tfn__crc32c_hw(uint32_t reg, const ui
                 memcpy(d, &x, 8);                                                           \
                 memcpy(d + (block), &y, 8);                                                 \
                 memcpy(d + 2 * (block), &z, 8);                                             \
-                a = _mm_crc32_u64(a, x);                                                    \
-                b = _mm_crc32_u64(b, y);                                                    \
-                c = _mm_crc32_u64(c, z);                                                    \
+                a = TFN_CRC_U64(a, x);                                                    \
+                b = TFN_CRC_U64(b, y);                                                    \
+                c = TFN_CRC_U64(c, z);                                                    \
                 p += 8;                                                                     \
                 d += 8;                                                                     \
             } while (p < end);                                                              \
@@ -149,12 +176,12 @@ __attribute__((target("sse4.2"))) uint32_t tfn__crc32c_hw(uint32_t reg, const ui
             n -= 3 * (size_t)(block);                                                       \
         }
 
-__attribute__((target("sse4.2"))) uint32_t tfn__crc32c_copy_hw(uint32_t reg, uint8_t *d,
-                                                              const uint8_t *p, size_t n)
+TFN_CRC_TARGET uint32_t tfn__crc32c_copy_hw(uint32_t reg, uint8_t *d, const uint8_t *p,
+                                           size_t n)
 {
     while (n > 0 && ((uintptr_t)p & 7) != 0) {
         *d = *p;
-        reg = _mm_crc32_u8(reg, *p++);
+        reg = TFN_CRC_U8(reg, *p++);
         d++;
         n--;
     }
@@ -164,7 +191,7 @@ __attribute__((target("sse4.2"))) uint32_t tfn__crc32c_copy_hw(uint32_t reg, uin
     while (n >= 8) {
         uint64_t x = load64(p);
         memcpy(d, &x, 8);
-        r = _mm_crc32_u64(r, x);
+        r = TFN_CRC_U64(r, x);
         p += 8;
         d += 8;
         n -= 8;
@@ -172,7 +199,7 @@ __attribute__((target("sse4.2"))) uint32_t tfn__crc32c_copy_hw(uint32_t reg, uin
     reg = (uint32_t)r;
     while (n > 0) {
         *d++ = *p;
-        reg = _mm_crc32_u8(reg, *p++);
+        reg = TFN_CRC_U8(reg, *p++);
         n--;
     }
     return reg;

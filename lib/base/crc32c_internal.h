@@ -11,7 +11,7 @@
 /* Portable slice-by-8 loop. */
 uint32_t tfn__crc32c_sw(uint32_t reg, const uint8_t *p, size_t n);
 
-/* SSE4.2 loop with three interleaved streams; call only when
+/* The instruction (SSE4.2 or ARMv8 CRC32) with three interleaved streams; call only when
  * tfn__crc32c_hw_available() (elsewhere it falls back to the portable loop). */
 uint32_t tfn__crc32c_hw(uint32_t reg, const uint8_t *p, size_t n);
 
@@ -23,7 +23,7 @@ uint32_t tfn__crc32c_copy_hw(uint32_t reg, uint8_t *dst, const uint8_t *src, siz
 /* tfn_crc32c() of src (chained from `crc` as tfn_crc32c) while copying it to dst. */
 uint32_t tfn__crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
 
-/* True when this CPU has the SSE4.2 crc32 instruction. */
+/* True when this CPU has the instruction (x86-64 SSE4.2, AArch64 CRC32). */
 bool tfn__crc32c_hw_available(void);
 
 /* The stream-combining shift: register advanced over the long (which != 0) or short

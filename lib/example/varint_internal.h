@@ -1,8 +1,8 @@
 /*
  * varint_internal.h - counting and decoding packed varint runs with SIMD (x86-64:
  * SSSE3 + SSE4.1 + POPCNT, or AVX2 + POPCNT, chosen at run time from the CPU's feature
- * bits), beside the portable code of tfn_internal.h and parse_fill.c that every
- * machine runs (varint_x86.c explains the method).
+ * bits; AArch64: NEON, varint_neon.c), beside the portable code of tfn_internal.h and
+ * parse_fill.c that every machine runs (varint_x86.c explains the method).
  *
  * The SIMD functions work on a run the caller may not read past (`end`): every load
  * stays inside [p, end). They give exactly what the portable code gives; where they
@@ -15,8 +15,9 @@
 
 #include "example_internal.h"
 
-/* Instruction-set levels, in order. */
+/* Instruction-set levels, in order. On AArch64 the one level above NONE is NEON. */
 enum { TFN__SIMD_NONE = 0, TFN__SIMD_SSE41 = 1, TFN__SIMD_AVX2 = 2, TFN__SIMD_AVX512 = 3 };
+enum { TFN__SIMD_NEON = 1 };
 
 /* The SIMD code exists on x86-64 with GCC or clang, unless TFN_NO_SIMD is defined
  * (a portable build, which the tests also run). */
@@ -66,6 +67,29 @@ void tfn__widen_bytes64_avx512(const uint8_t *src, int64_t *out, size_t n);
 uint8_t *tfn__put_varints64_avx512(uint8_t *p, const void *v, size_t n, size_t *done);
 #else
 #    define TFN_VARINT_SIMD 0
+#endif
+
+/* NEON on AArch64 with GCC or clang (every AArch64 CPU has it), unless TFN_NO_SIMD. */
+#if defined(__aarch64__) && defined(__GNUC__) && !defined(TFN_NO_SIMD)
+#    define TFN_VARINT_NEON 1
+static inline int tfn__simd_level(void)
+{
+    return TFN__SIMD_NEON;
+}
+
+/* As the SSE4.1 functions above, same contract. */
+bool tfn__count_varints_neon(const uint8_t *p, const uint8_t *end, size_t *count);
+size_t tfn__decode_varints32_neon(const uint8_t **qp, const uint8_t *end, int32_t *out,
+                                  size_t max);
+size_t tfn__decode_varints64_neon(const uint8_t **qp, const uint8_t *end, int64_t *out,
+                                  size_t max);
+void tfn__widen_bytes32_neon(const uint8_t *src, int32_t *out, size_t n);
+void tfn__widen_bytes64_neon(const uint8_t *src, int64_t *out, size_t n);
+#else
+#    define TFN_VARINT_NEON 0
+#endif
+
+#if !TFN_VARINT_SIMD && !TFN_VARINT_NEON
 static inline int tfn__simd_level(void)
 {
     return TFN__SIMD_NONE;
@@ -86,6 +110,12 @@ static inline void tfn__widen_bytes32_at(int level, const uint8_t *src, int32_t 
     }
     if (level == TFN__SIMD_SSE41) {
         tfn__widen_bytes32_sse41(src, out, n);
+        return;
+    }
+#endif
+#if TFN_VARINT_NEON
+    if (level >= TFN__SIMD_NEON) {
+        tfn__widen_bytes32_neon(src, out, n);
         return;
     }
 #endif
@@ -111,6 +141,12 @@ static inline void tfn__widen_bytes64_at(int level, const uint8_t *src, int64_t 
     }
     if (level == TFN__SIMD_SSE41) {
         tfn__widen_bytes64_sse41(src, out, n);
+        return;
+    }
+#endif
+#if TFN_VARINT_NEON
+    if (level >= TFN__SIMD_NEON) {
+        tfn__widen_bytes64_neon(src, out, n);
         return;
     }
 #endif
@@ -150,6 +186,10 @@ static inline bool tfn__count_varints_at(int level, const uint8_t *p, const uint
     if (level == TFN__SIMD_SSE41)
         return tfn__count_varints_sse41(p, end, count);
 #endif
+#if TFN_VARINT_NEON
+    if (level >= TFN__SIMD_NEON)
+        return tfn__count_varints_neon(p, end, count);
+#endif
     (void)level;
     return tfn__count_varints(p, end, count);
 }
@@ -166,6 +206,10 @@ static inline size_t tfn__decode_varints32_at(int level, const uint8_t **qp,
     if (level == TFN__SIMD_SSE41)
         return tfn__decode_varints32_sse41(qp, end, out, max);
 #endif
+#if TFN_VARINT_NEON
+    if (level >= TFN__SIMD_NEON)
+        return tfn__decode_varints32_neon(qp, end, out, max);
+#endif
     (void)level, (void)qp, (void)end, (void)out, (void)max;
     return 0;
 }
@@ -180,6 +224,10 @@ static inline size_t tfn__decode_varints64_at(int level, const uint8_t **qp,
         return tfn__decode_varints64_avx2(qp, end, out, max);
     if (level == TFN__SIMD_SSE41)
         return tfn__decode_varints64_sse41(qp, end, out, max);
+#endif
+#if TFN_VARINT_NEON
+    if (level >= TFN__SIMD_NEON)
+        return tfn__decode_varints64_neon(qp, end, out, max);
 #endif
     (void)level, (void)qp, (void)end, (void)out, (void)max;
     return 0;

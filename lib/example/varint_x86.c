@@ -424,7 +424,14 @@ TFN_AVX2_TARGET size_t tfn__decode_varints64_avx2(const uint8_t **qp, const uint
  * varints take; pext gathers, for each varint, whether its first and second bytes
  * continue (its length), pdep spreads that to one nibble per 32-bit lane, and
  * vpexpandb moves each varint's bytes into its lane in one instruction. */
-#    define TFN_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,popcnt,avx2")))
+/* clang 18+ also wants evex512 named for 512-bit vectors (older compilers refuse it) */
+#    if defined(__clang__) && __clang_major__ >= 18
+#        define TFN_AVX512_TARGET                                                          \
+            __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,popcnt,avx2,evex512")))
+#    else
+#        define TFN_AVX512_TARGET                                                          \
+            __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi,bmi2,popcnt,avx2")))
+#    endif
 
 TFN_AVX512_TARGET bool tfn__count_varints_avx512(const uint8_t *p, const uint8_t *end,
                                                  size_t *count)

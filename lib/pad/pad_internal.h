@@ -1,6 +1,6 @@
 /*
- * pad_internal.h - the padding kernel shared by tfn_pad() (lib/pad.c) and the
- * bucketing planner's tfn_bucket_plan_pad_batch() (lib/bucket.c).
+ * pad_internal.h - the padding kernel shared by tfn_pad() (pad.c) and the
+ * bucketing planner's tfn_bucket_plan_pad_batch() (bucket.c).
  */
 #ifndef TFN_PAD_INTERNAL_H
 #define TFN_PAD_INTERNAL_H

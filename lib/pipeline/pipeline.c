@@ -16,6 +16,16 @@
 #include <sched.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
+
+/* Small shims for the calls Linux has and other systems (macOS) lack: the CPUs this
+ * process may use, a join with a deadline, a condition variable on the monotonic
+ * clock. On Linux they are the calls themselves. */
+#if defined(__APPLE__)
+#    define TFN_WAIT_CLOCK CLOCK_REALTIME /* no pthread_condattr_setclock */
+#else
+#    define TFN_WAIT_CLOCK CLOCK_MONOTONIC
+#endif
 
 void tfn_pipeline_options_init(tfn_pipeline_options *opts)
 {
@@ -36,12 +46,18 @@ void tfn_pipeline_options_init(tfn_pipeline_options *opts)
 
 static size_t usable_cpus(void)
 {
+#if defined(__linux__)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
         int n = CPU_COUNT(&set);
         if (n > 0)
             return (size_t)n;
     }
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0)
+        return (size_t)n;
+#endif
     return 1;
 }
 
@@ -213,8 +229,30 @@ static void *worker_main(void *arg)
     tfn__worker *w = arg;
     struct tfn_pipeline *p = w->pipe;
     worker_loop(w);
+    atomic_store(&w->finished, true); /* before release: p lives while stop_and_wait runs */
     release(p);
     return NULL;
+}
+
+/* Joins a worker unless it is still running at `deadline` (CLOCK_REALTIME): 0 when
+ * joined. */
+static int join_until(tfn__worker *w, const struct timespec *deadline)
+{
+#if defined(__linux__)
+    return pthread_timedjoin_np(w->thread, NULL, deadline);
+#else
+    /* no timed join: poll the flag the worker sets as it ends */
+    for (;;) {
+        if (atomic_load(&w->finished))
+            return pthread_join(w->thread, NULL);
+        struct timespec now, nap = {0, 1000000};
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec > deadline->tv_sec ||
+            (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+            return ETIMEDOUT;
+        nanosleep(&nap, NULL);
+    }
+#endif
 }
 
 /* ---------------------------------------------------------------- new / free */
@@ -297,6 +335,7 @@ static int start_workers(struct tfn_pipeline *p, size_t n, tfn_error *err)
     for (size_t i = 0; i < n; i++) {
         tfn__worker *w = &p->workers[i];
         w->pipe = p;
+        atomic_init(&w->finished, false);
         if (p->spec) {
             w->parser = tfn_parser_new(p->spec, &p->alloc.a);
             w->outs = tfn__malloc(&p->alloc, p->spec->n * sizeof *w->outs);
@@ -350,7 +389,7 @@ static void stop_and_wait(struct tfn_pipeline *p)
     for (size_t i = 0; i < p->nworkers; i++) {
         if (!p->workers[i].started)
             continue;
-        if (pthread_timedjoin_np(p->workers[i].thread, NULL, &deadline) != 0)
+        if (join_until(&p->workers[i], &deadline) != 0)
             pthread_detach(p->workers[i].thread);
     }
 }
@@ -395,7 +434,9 @@ static int init_locks(struct tfn_pipeline *p)
     pthread_condattr_t ca;
     if (pthread_condattr_init(&ca) != 0)
         return TFN_E_NOMEM;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+#if !defined(__APPLE__)
+    pthread_condattr_setclock(&ca, TFN_WAIT_CLOCK);
+#endif
     int bad = pthread_mutex_init(&p->read_mu, NULL) | pthread_mutex_init(&p->mu, NULL) |
               pthread_cond_init(&p->cv_ready, &ca) | pthread_cond_init(&p->cv_space, NULL);
     pthread_condattr_destroy(&ca);
@@ -523,7 +564,7 @@ static bool at_end_locked(const struct tfn_pipeline *p)
 
 static void deadline_after(struct timespec *ts, int64_t ms)
 {
-    clock_gettime(CLOCK_MONOTONIC, ts);
+    clock_gettime(TFN_WAIT_CLOCK, ts);
     ts->tv_sec += (time_t)(ms / 1000);
     ts->tv_nsec += (long)(ms % 1000) * 1000000L;
     if (ts->tv_nsec >= 1000000000L) {

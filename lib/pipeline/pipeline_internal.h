@@ -87,6 +87,7 @@ typedef struct tfn__worker {
     size_t failed_cap;
     pthread_t thread;
     bool started;
+    atomic_bool finished; /* set by the worker as it ends (join_until's shim) */
 } tfn__worker;
 
 /* Parses the records of b into its columns. On a parse error with the RAISE policy,

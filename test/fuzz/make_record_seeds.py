@@ -2,7 +2,7 @@
 """Writes the seed corpus of fuzz_record_read into test/fuzz/corpus/record_read/.
 
 Each seed is two control bytes (see fuzz_record_read.c) followed by a stream:
-small real files from ../shared/interop/files (or prefixes of larger ones) and
+small real files from test/data/interop/files (or prefixes of larger ones) and
 synthetic records in each compression, damaged, truncated or with absurd lengths.
 Run from the repository root: python3 test/fuzz/make_record_seeds.py
 """
@@ -12,7 +12,7 @@ import struct
 import zlib
 
 OUT = "test/fuzz/corpus/record_read"
-INTEROP = "../shared/interop/files"
+INTEROP = "test/data/interop/files"
 NONE, ZLIB, GZIP, AUTO = 0, 1, 2, 3
 SKIP, NO_PAYLOAD_CRC, IO, INDEX = 4, 8, 0x40, 0x80
 

@@ -267,7 +267,7 @@ def test_bucket_plan_options():
         tf.bucket_plan([1, -1], [3], 2)
 
 
-# ---- the C list walker (bindings/python/pyapi.c: pad_into / pad_lengths)
+# ---- the C list walker (bindings/python/pyapi_pad.c: pad_into / pad_lengths)
 
 from tfnano import _pad  # noqa: E402
 from tfnano._c import PY_API, lib as _lib  # noqa: E402

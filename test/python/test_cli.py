@@ -17,9 +17,7 @@ import tfnano as tf
 from tfnano.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-INTEROP = ROOT.parent / "shared" / "interop"
-needs_interop = pytest.mark.skipif(not (INTEROP / "MANIFEST.md").exists(),
-                                   reason="../shared/interop corpus not present")
+INTEROP = ROOT / "test" / "data" / "interop"
 DAMAGED = "corrupt_tfmodels_pets_examples_crlf_damaged.record"
 
 
@@ -65,7 +63,6 @@ def _example(i):
     })).SerializeToString()
 
 
-@needs_interop
 @pytest.mark.parametrize("e", EXPECTED, ids=EXPECTED_IDS)
 def test_count_is_what_tensorflow_yields(e, capsys):
     status, out = run("count", _file(e))
@@ -77,7 +74,6 @@ def test_count_is_what_tensorflow_yields(e, capsys):
         assert status == 0
 
 
-@needs_interop
 def test_count_of_a_glob_lists_each_file_and_the_total(capsys):
     status, out = run("count", str(INTEROP / "files" / "tf_ydf_toy_*"))
     lines = out.strip().splitlines()
@@ -98,7 +94,6 @@ def _same_value(got, want, encoding):
     return got == want
 
 
-@needs_interop
 @pytest.mark.parametrize("e", [e for e in EXPECTED if e["payload_type"] == "Example"
                                and e["file"] != DAMAGED],
                          ids=_file_id)
@@ -123,7 +118,6 @@ def test_cat_prints_every_feature_as_stored(e):
                     assert _same_value(g, w, want.get("encoding")), key
 
 
-@needs_interop
 def test_head_stops_after_n_and_reports_positions():
     e = next(x for x in EXPECTED if x["file"] == "tf_lingvo_wmt14_ende_wpm_32k_test.tfrecord")
     status, out = run("head", "-n", 3, "--with-position", _file(e))
@@ -133,7 +127,6 @@ def test_head_stops_after_n_and_reports_positions():
     assert [r["index"] for r in rows] == [0, 1, 2]
 
 
-@needs_interop
 @pytest.mark.parametrize("name", ["tf_ydf_toy_gzip-00000-of-00002.tfrecord.gz",
                                   "tf_pytorchdata_example.tfrecord",
                                   "java_ecosystem_hadoop_part-m-00000.tfrecord",
@@ -181,7 +174,6 @@ def test_cat_of_non_utf8_bytes_is_base64(tmp_path):
     assert row["x"] == [1.5, -1.5] and row["tokens"] == [0, 1, 2]
 
 
-@needs_interop
 @pytest.mark.parametrize("e", EXPECTED, ids=EXPECTED_IDS)
 def test_verify_checks_every_crc(e):
     status, out = run("verify", _file(e))
@@ -217,7 +209,6 @@ def test_verify_finds_each_flipped_byte(tmp_path):
     assert [d["length"] for d in report["damages"]] == [len(recs[5]) + 16, len(recs[12]) + 16]
 
 
-@needs_interop
 @pytest.mark.parametrize("e", [e for e in EXPECTED if e["compression"] == "NONE"
                                and e["file"] != DAMAGED], ids=_file_id)
 def test_index_is_offset_and_framed_length(e, tmp_path):
@@ -252,7 +243,6 @@ def _digest(paths, compression=None):
     return h.hexdigest()
 
 
-@needs_interop
 def test_split_merge_recompress_keep_every_record(tmp_path):
     e = next(x for x in EXPECTED if x["file"] == "beam_tfx_sequence_example_eval.tfrecord.gz")
     pattern = str(tmp_path / "s" / "part-{shard:03d}-of-{num_shards:03d}.tfrecord")

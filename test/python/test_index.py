@@ -194,18 +194,9 @@ def test_random_access_checks_crcs_and_stale_indexes(tmp_path):
 
 
 def test_index_of_a_file_tensorflow_wrote():
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "interop")
-    path = None
-    if os.path.isdir(root):
-        for dirpath, _, names in os.walk(root):
-            for nme in sorted(names):
-                if nme.endswith(".tfrecord") and "gzip" not in nme and "zlib" not in nme:
-                    path = os.path.join(dirpath, nme)
-                    break
-            if path:
-                break
-    if path is None:
-        pytest.skip("../shared/interop is absent")
+    root = os.path.join(os.path.dirname(__file__), "..", "data", "interop", "files")
+    path = next(os.path.join(root, n) for n in sorted(os.listdir(root))
+                if n.endswith(".tfrecord") and "gzip" not in n and "zlib" not in n)
     idx = ix.build_index(path)
     expected = list(tf.compat.v1.io.tf_record_iterator(path)) if hasattr(tf, "compat") else \
         list(tf.io.tf_record_iterator(path))

@@ -1,4 +1,4 @@
-"""Real Examples written by TensorFlow, Beam and Java (../shared/interop) through the C
+"""Real Examples written by TensorFlow, Beam and Java (test/data/interop) through the C
 library's two readers: tfn_example_decode (protobuf semantics) and tfn_parser (TF's
 parser, each feature read as a FixedLenSequenceFeature), checked against the corpus's
 expected contents. TFRecord framing is undone here with the standard library, so this
@@ -16,10 +16,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-INTEROP = ROOT.parent / "shared" / "interop"
-
-if not INTEROP.is_dir():
-    pytest.skip("../shared/interop is absent", allow_module_level=True)
+INTEROP = ROOT / "test" / "data" / "interop"
 
 tfn_abi = pytest.importorskip("tfn_abi", reason="libtfnano.so is not built")
 ffi, lib = tfn_abi.ffi, tfn_abi.lib

@@ -1,6 +1,6 @@
 """tf.train.SequenceExample / FeatureLists / FeatureList messages and
 tf.io.parse_sequence_example / parse_single_sequence_example: wire layout, round trips,
-every sequence feature kind, errors, and the SequenceExample files of ../shared/interop
+every sequence feature kind, errors, and the SequenceExample files of test/data/interop
 (written by TensorFlow and by Apache Beam) read to their expected contents.
 (Bytes and outputs equal to TensorFlow's: test/conformance/test_sequence_tf.py.)"""
 import gzip
@@ -16,7 +16,7 @@ import tfnano as tf
 from tfnano.errors import InvalidArgumentError
 
 ROOT = Path(__file__).resolve().parents[2]
-INTEROP = ROOT.parent / "shared" / "interop"
+INTEROP = ROOT / "test" / "data" / "interop"
 
 
 def seq_example(context=None, **lists):
@@ -158,8 +158,6 @@ def _check_values(values, want, kind):
 @pytest.mark.parametrize("name", ["tf_pytorchdata_sequence_example.tfrecord",
                                   "beam_tfx_sequence_example_eval.tfrecord.gz"])
 def test_interop_sequence_examples(name):
-    if not INTEROP.is_dir():
-        pytest.skip("../shared/interop is absent")
     expected = json.loads((INTEROP / "expected" / (name + ".expected.json")).read_text())
     payloads = list(_payloads(INTEROP / "files" / name, expected["compression"]))
     assert len(payloads) == expected["record_count"]

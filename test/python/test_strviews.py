@@ -1,4 +1,4 @@
-"""String tensors handed to C as views (tfnano._c.strviews over bindings/python/pyapi.c):
+"""String tensors handed to C as views (tfnano._c.strviews over bindings/python/pyapi_strings.c):
 the walker against the joined-copy fallback and per-string references, on object
 arrays (Python >= 3.11: the buffer protocol) and lists (as on 3.8-3.10), for hashing,
 the ASCII maps and tf.strings.split (TensorFlow's maxsplit rules); what makes the

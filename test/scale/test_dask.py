@@ -57,6 +57,10 @@ def test_write_then_read_on_a_local_cluster(client, tmp_path):
     assert manifest["records"] == 100 and manifest["num_shards"] == 4
     assert [s["records"] for s in manifest["shards"]] == [
         len(p) for p in ddf.partitions] == [25, 25, 25, 25]
+    # bytes: each file's size; payload_bytes: its Examples (16 bytes of framing each)
+    for s, p in zip(manifest["shards"], paths):
+        assert s["bytes"] == os.path.getsize(p)
+        assert s["payload_bytes"] == s["bytes"] - 16 * s["records"]
     assert not [f for f in os.listdir(tmp_path / "out") if ".tmp-" in f]
     # every shard read back by tfnano alone, in partition order
     recs = [bytes(r.numpy()) for r in tf.data.TFRecordDataset(paths)]

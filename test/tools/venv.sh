@@ -24,13 +24,18 @@ PYTHON=${PYTHON:-python3}
 
 pip_install() {  # pip_install VENV ARGS...: up to three attempts
     local venv=$1; shift
-    local attempt resume=()
+    local attempt resume=() progress=()
+    # pip's own lines say what it fetches and installs; its bars only on a terminal
+    [ -t 1 ] || progress=(--progress-bar off)
     # pip >= 25.1 resumes a broken download itself; older pip has no such option.
     if "$venv/bin/python" -m pip install --help 2>/dev/null | grep -q -- --resume-retries; then
         resume=(--resume-retries 20)
     fi
     for attempt in 1 2 3; do
-        if "$venv/bin/python" -m pip install -q "${resume[@]}" "$@"; then return 0; fi
+        if "$venv/bin/python" -m pip install --disable-pip-version-check "${progress[@]}" \
+            "${resume[@]}" "$@"; then
+            return 0
+        fi
         echo "tfnano: pip install into $venv failed (attempt $attempt of 3)" >&2
         sleep $((attempt * 10))
     done
@@ -40,6 +45,7 @@ pip_install() {  # pip_install VENV ARGS...: up to three attempts
 build() {  # build VENV: a new virtualenv with an up-to-date pip and the arguments
     local venv=$1; shift
     rm -rf "$venv"
+    echo "tfnano: making the virtualenv $venv (pip install $*)"
     "$PYTHON" -m venv "$venv"
     pip_install "$venv" --upgrade pip
     pip_install "$venv" "$@"

@@ -1,6 +1,7 @@
 /* test_crc32c.c - CRC-32C: published vectors, the TFRecord mask, chaining, the
- * committed tables (recomputed here from the polynomial), and the SSE4.2 and portable
- * paths giving the same value at every length and alignment. */
+ * committed tables (recomputed here from the polynomial), and the instruction (SSE4.2
+ * or ARMv8 CRC32) and portable paths giving the same value at every length and
+ * alignment. */
 #include "crc32c_internal.h"
 #include "crc32c_table.h"
 #include "harness.h"
@@ -127,8 +128,8 @@ static void test_tables(void)
     CHECK_EQ_INT(tfn__crc32c_shift_test(r, 0), ref_reg(r, zero_block, TFN__CRC32C_SHORT));
 }
 
-/* Portable and SSE4.2 paths agree with the reference at every length around the
- * block sizes and at every alignment. */
+/* Portable and instruction (SSE4.2 / ARMv8 CRC32) paths agree with the reference at
+ * every length around the block sizes and at every alignment. */
 static void test_paths_agree(void)
 {
     size_t cap = 3 * TFN__CRC32C_LONG * 2 + 64;
@@ -140,7 +141,8 @@ static void test_paths_agree(void)
         buf[i] = (uint8_t)(s >> 16);
     }
     bool hw = tfn__crc32c_hw_available();
-    printf("SSE4.2 crc32 instruction: %s\n", hw ? "used" : "not available (portable only)");
+    printf("CRC-32C instruction (x86-64 SSE4.2, AArch64 CRC32): %s\n",
+           hw ? "used" : "not available (portable only)");
     size_t lens[] = {0, 1, 7, 8, 9, 63, 64, 255, 256, 767, 768, 769, 1000, 3 * 256 * 2 + 5,
                      3 * TFN__CRC32C_LONG - 1, 3 * TFN__CRC32C_LONG, 3 * TFN__CRC32C_LONG + 1,
                      3 * TFN__CRC32C_LONG + 3 * TFN__CRC32C_SHORT + 9, 6 * TFN__CRC32C_LONG};

@@ -1,4 +1,4 @@
-/* test_pad_split.c - the Python binding's split copy (bindings/python/pyapi_split.c,
+/* test_pad_split.c - the Python binding's split copy (bindings/python/pyapi_pad_threads.c,
  * which has no Python in it): tfn_pad_rows over slices of rows on several threads gives
  * byte for byte what one call gives, masks included, for every output type and row
  * count (fewer rows than cores too); a row refused in a late slice makes it fail. Run

@@ -1,16 +1,16 @@
-/* test_record_interop.c - the interop corpus (../shared/interop, relative to the
+/* test_record_interop.c - the interop corpus (test/data/interop, relative to the
  * repository root) read by the C reader: record count, offsets, lengths and sha256
  * of every record against expected/<file>.expected.json, in the file's compression
  * and in AUTO; the CRLF-damaged file's outcome; and the text index (DALI /
- * `tfrecord` format) built, saved, loaded and used for direct reads. Skips with a
- * message when the corpus is absent. */
+ * `tfrecord` format) built, saved, loaded and used for direct reads. The corpus is
+ * part of the repository: run from its root (make test-c does). */
 #include "harness.h"
 #include "test_record_util.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
 
-#define CORPUS "../shared/interop"
+#define CORPUS "test/data/interop"
 
 static const char *const files[] = {
     "tf_pytorchdata_example.tfrecord",
@@ -193,10 +193,7 @@ static void check_file(const char *name, const expected *e, int compression, boo
 
 static void test_corpus(void)
 {
-    if (!corpus_present()) {
-        printf("SKIP test_corpus: " CORPUS " not found (run from the repository root)\n");
-        return;
-    }
+    REQUIRE(corpus_present()); /* CORPUS is relative: run from the repository root */
     for (size_t i = 0; i < NFILES; i++) {
         expected e;
         REQUIRE(load_expected(files[i], &e));
@@ -213,10 +210,7 @@ static void test_corpus(void)
  * damage is counted. */
 static void test_corrupt_skip(void)
 {
-    if (!corpus_present()) {
-        printf("SKIP test_corrupt_skip: corpus not found\n");
-        return;
-    }
+    REQUIRE(corpus_present());
     tfn_record_reader_options o;
     tfn_record_reader_options_init(&o);
     o.on_damage = TFN_ON_DAMAGE_SKIP;
@@ -247,10 +241,7 @@ static void test_corrupt_skip(void)
 
 static void test_index_corpus(void)
 {
-    if (!corpus_present()) {
-        printf("SKIP test_index_corpus: corpus not found\n");
-        return;
-    }
+    REQUIRE(corpus_present());
     char idxpath[64];
     temp_path(idxpath, sizeof idxpath);
     for (size_t f = 0; f < NFILES; f++) {

@@ -143,8 +143,8 @@ def test_wheel_in_fresh_venv_without_build_tools(python, tmp_path):
     # the Python the wheel was built with (pyenv's 3.11) is not the one it runs on
     assert os.path.realpath(python) != os.path.realpath(sys.executable)
 
-    # A tree where tests find what they read (test/, examples/, include/, build/test,
-    # the interop corpus next to it) but no tfnano sources: tests that put
+    # A tree where tests find what they read (test/ with the interop corpus in
+    # test/data, examples/, include/, build/test) but no tfnano sources: tests that put
     # bindings/python on sys.path for a child process then get the installed copy too.
     work = tmp_path / "work"
     (work / "home").mkdir(parents=True)
@@ -156,8 +156,6 @@ def test_wheel_in_fresh_venv_without_build_tools(python, tmp_path):
     (work / "bindings" / "python").mkdir(parents=True)
     os.symlink(str(ROOT / "bindings" / "python" / "cdef.py"),
                str(work / "bindings" / "python" / "cdef.py"))
-    if (ROOT.parent / "shared").exists():
-        os.symlink(str(ROOT.parent / "shared"), str(tmp_path / "shared"))
     inner_env = {"PATH": str(venv / "bin"), "HOME": str(work / "home"), "LANG": "C.UTF-8",
                  "TFNANO_WHEEL": str(wheel), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                  "PIP_NO_INDEX": "1", "TMPDIR": str(tmp_path)}

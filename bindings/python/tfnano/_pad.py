@@ -1,8 +1,8 @@
 """keras ``pad_sequences`` (exact keras 3 semantics and errors), the fast ``pad``
 returning (padded, mask, lengths), and ``bucket_plan``, over the C library's
-tfn_pad / tfn_bucket_plan_* (lib/pad.c, lib/bucket.c; see docs/padding.md).
+tfn_pad / tfn_bucket_plan_* (lib/pad/pad.c, lib/pad/bucket.c; see docs/padding.md).
 
-A list (or tuple) of rows is walked in C (bindings/python/pyapi.c): numpy int32 /
+A list (or tuple) of rows is walked in C (bindings/python/pyapi_pad.c): numpy int32 /
 int64 arrays are read where they lie (their fields, checked once against numpy's own
 reports by use_array_fields; else the buffer protocol, Python >= 3.11), lists of
 Python ints converted on the way, and every row padded by tfn_pad_rows into the
@@ -18,9 +18,9 @@ from ._c import PY_API as _PY_API
 from ._native import ffi as _ffi
 from ._c.outbuf import Carver
 
-# Lists of rows walked in C (bindings/python/pyapi.c); arrays need bit 2 (Python 3.11+).
+# Lists of rows walked in C (bindings/python/pyapi_pad.c); arrays need bit 2 (Python 3.11+).
 WALK = bool(_PY_API & 1)
-_ARRAY_KINDS = (np.ndarray, np.dtype(np.int32), np.dtype(np.int64))  # what pyapi.c reads
+_ARRAY_KINDS = (np.ndarray, np.dtype(np.int32), np.dtype(np.int64))  # what pyapi_pad.c reads
 if WALK:
     from ._native import learn_layout as _learn_layout
     from ._native import pad_into as _pad_into, pad_lengths as _pad_lengths
@@ -157,7 +157,7 @@ def _address(a):
 
 def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, mask=False,
               lengths=False):
-    """(out, mask, lengths) padded by the C walker (pyapi.c pad_into: one tfn_pad_rows
+    """(out, mask, lengths) padded by the C walker (pyapi_pad.c pad_into: one tfn_pad_rows
     call per 256 rows, each row read where it lies), or None when it does not take
     these rows, types or values (the caller's other paths decide then). maxlen None:
     the longest row. lengths: int64 len() of every row."""

@@ -405,7 +405,7 @@ _ONLY_BYTES = frozenset((bytes,))
 
 
 def _bytes_views_of(items, n):
-    """(views, keep) of a list of bytes objects read in place by the pyapi.c walker,
+    """(views, keep) of a list of bytes objects read in place by the pyapi_strings.c walker,
     or None where it is not installed or an item is not exactly bytes."""
     from ._c import strviews as _strviews
     if not _strviews.WALK:

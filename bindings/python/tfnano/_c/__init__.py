@@ -6,7 +6,7 @@ import sys as _sys
 from .. import _native, errors
 from .._native import ffi, lib
 
-# The built-ins of bindings/python/pyapi.c (Python objects walked in C: lists of rows
+# The built-ins of bindings/python/pyapi*.c (Python objects walked in C: lists of rows
 # to pad) are added to tfnano._native here. Bit 1: installed; bit 2: numpy arrays are
 # read through the buffer protocol, in the limited API from Python 3.11 (before it,
 # lists of arrays take the numpy path). 0 on PyPy and free-threaded builds.

@@ -88,7 +88,7 @@ class DamagedRecordsWarning(UserWarning):
     """Issued by readers with on_damage="warn" for every damaged range they skip."""
 
 
-# bindings/python/pyapi.c: records read straight into bytes objects (see next_record)
+# bindings/python/pyapi_record.c: records read straight into bytes objects (see next_record)
 _read_record = getattr(_c._native, "read_record", None) if _c.PY_API & 1 else None
 
 
@@ -408,7 +408,7 @@ class Reader:
     def _next_record(self):
         if _read_record is not None and self._r is not None:
             # one copy, from the reader's buffer into the bytes returned, with the CRC
-            # computed during it (bindings/python/pyapi.c read_record)
+            # computed during it (bindings/python/pyapi_record.c read_record)
             got = _read_record(self._addr, self._err_addr)
             if self._skipping:
                 self._note_skips()

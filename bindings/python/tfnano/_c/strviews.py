@@ -1,6 +1,6 @@
 """String tensors (numpy object arrays of bytes) handed to C without joining them.
 
-The built-ins of bindings/python/pyapi.c walk a 1-D object array (read through the
+The built-ins of bindings/python/pyapi_strings.c walk a 1-D object array (read through the
 buffer protocol, Python >= 3.11) or a list of bytes (``tolist()``, 3.8-3.10) and hand
 each string to the C library as a (pointer, length) view where its bytes object holds
 it: ``tfn_hash_views``, ``tfn_table_find_strings``, ``tfn_table_vocab_strings``, and
@@ -24,7 +24,7 @@ WALK = bool(PY_API & 1)     # the walker is installed
 BUFFERS = bool(PY_API & 2)  # it reads object arrays (else it is given lists)
 KINDS = (np.ndarray, np.dtype(object))  # what the walker takes for an object array
 
-LOWER, UPPER, STRIP = 0, 1, 2  # bytes_map ops (pyapi.c)
+LOWER, UPPER, STRIP = 0, 1, 2  # bytes_map ops (pyapi_strings.c)
 _SPACE = b" \t\n\v\f\r"
 
 

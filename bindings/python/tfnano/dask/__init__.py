@@ -91,8 +91,10 @@ def _fs():
 
 def write_partition(df, path, compression=None):
     """Writes one pandas DataFrame (or pyarrow Table) as one TFRecord shard, under a
-    temporary name renamed to `path` when complete; returns {path, records, bytes}.
-    A retried task rewrites the same bytes: the rename is the commit."""
+    temporary name renamed to `path` when complete; returns {path, records, bytes,
+    payload_bytes}: bytes is the shard's size on disk (framing and compression
+    included), payload_bytes the sum of its serialized Examples. A retried task
+    rewrites the same bytes: the rename is the commit."""
     import pyarrow as pa
     from ..io.tf_record import TFRecordWriter
     from ..arrow._from_arrow import encode_arrow
@@ -111,6 +113,7 @@ def write_partition(df, path, compression=None):
                 w._w.write_joined(data, offsets)
                 records += len(offsets) - 1
                 nbytes += len(data)
+        size = gfile.stat(tmp).length
         gfile.rename(tmp, path, overwrite=True)
     except BaseException:
         try:
@@ -118,7 +121,8 @@ def write_partition(df, path, compression=None):
         except Exception:
             pass
         raise
-    return {"path": os.path.basename(path), "records": records, "bytes": nbytes}
+    return {"path": os.path.basename(path), "records": records, "bytes": size,
+            "payload_bytes": nbytes}
 
 
 def write_partition_chunks(df, paths, records_per_shard, compression=None):
@@ -163,7 +167,8 @@ def to_tfrecord(ddf, pattern, compression=None, compute=True, records_per_shard=
     Columns map as tfnano.arrow.from_arrow: integers / bool -> int64, floats ->
     float32, bytes / str -> bytes, list columns -> lists; a null leaves the feature
     out of that Example. Next to the shards, "<prefix>manifest.json" (e.g.
-    out/train-manifest.json) lists every shard with its record count.
+    out/train-manifest.json) lists every shard with its record count, its size on
+    disk ("bytes") and the sum of its serialized Examples ("payload_bytes").
     records_per_shard: cut each partition into shards of that many records instead
     (the last of a partition may be shorter); partition lengths are computed first,
     so persist the frame when computing it twice is costly."""

@@ -52,6 +52,6 @@ How to add a transformation (e.g. ``window``):
            from .ops.window import WindowNode
            return self._then(WindowNode(self._node, size, shift))
 
-3. Test it in test/python/test_data_<name>.py (against TensorFlow's documented
+3. Test it in test/python/test_data_ops_<name>.py (against TensorFlow's documented
    values; conformance against TensorFlow itself in test/conformance).
 """

@@ -1,10 +1,10 @@
 /*
- * pyapi_split.c - tfn_pad_rows() over slices of rows on every usable core, for
- * pyapi.c's lists of numpy rows (see pyapi.h).
+ * pyapi_pad_threads.c - tfn_pad_rows() over slices of rows on every usable core, for
+ * pyapi_pad.c's lists of numpy rows (see pyapi.h).
  *
  * Padding a long list into fresh memory is bound by the page faults of the output
  * (the kernel zeroes each new page) and the copy, both of which scale with cores;
- * walking the list does not, so pyapi.c walks it once, with the GIL, and only the
+ * walking the list does not, so pyapi_pad.c walks it once, with the GIL, and only the
  * copy is split here. The threads live for one call: a call this size takes
  * milliseconds, starting a thread tens of microseconds. No Python object is touched.
  */
