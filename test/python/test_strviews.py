@@ -154,6 +154,27 @@ def test_packed_tensor_hashes_its_current_strings():
     assert sv.hash_strings(text.reshape(-1), 1, 0, None, text)[0] == _fingerprint("é".encode())
 
 
+def test_packed_tensor_lookups():
+    """Table lookups of a big string tensor read its packed strings: the same ids as a
+    plain array's, before and after an item is replaced."""
+    n = sv.PACK_AT + 3
+    keys = np.empty(n, object)
+    keys[:] = [b"k%d" % (i % 700) for i in range(n)]
+    init = tf.lookup.KeyValueTensorInitializer(
+        tf.constant(np.array([b"k%d" % i for i in range(500)], object)),
+        tf.constant(np.arange(500, dtype=np.int64)))
+    hashed, vocab = tf.lookup.StaticHashTable(init, -1), tf.lookup.StaticVocabularyTable(init, 9)
+    t = tf.constant(keys)
+    for _ in range(2):
+        for table in (hashed, vocab):
+            assert np.array_equal(np.asarray(table.lookup(t)), np.asarray(table.lookup(keys)))
+    assert sv.packed(t) is not None
+    t[0], keys[0] = b"k7", b"k7"
+    for table in (hashed, vocab):
+        got = np.asarray(table.lookup(t))
+        assert got[0] == 7 and np.array_equal(got, np.asarray(table.lookup(keys)))
+
+
 def test_pack_strings_declines_what_it_does_not_take():
     if not PY_API & 2:
         pytest.skip("packing reads object arrays through the buffer protocol (3.11+)")

@@ -201,14 +201,19 @@ def new_int64_table(keys):
         out, err), len(k))
 
 
-def find_strings(table, flat, missing):
-    """Row of each string of `flat` in `table`, `missing` where absent (int64)."""
-    a = objects(flat)
-    rows = _empty(len(a), np.int64)
-    if WALK and _native.table_find(_arg(a), KINDS, int(ffi.cast("uintptr_t", table)),
-                                   int(missing), _addr(rows)):
-        return rows
-    v = JoinedViews(a)
+def find_strings(table, flat, missing, tensor=None):
+    """Row of each string of `flat` in `table`, `missing` where absent (int64).
+    `tensor`: the tensor `flat` was read from (its packed strings are used)."""
+    v = packed(tensor) if WALK else None
+    if v is None:
+        a = objects(flat)
+        rows = _empty(len(a), np.int64)
+        if WALK and _native.table_find(_arg(a), KINDS, int(ffi.cast("uintptr_t", table)),
+                                       int(missing), _addr(rows)):
+            return rows
+        v = JoinedViews(a)
+    else:
+        rows = _empty(v.n, np.int64)
     err = new_error()
     check(lib.tfn_table_find_strings(table, v.ptr, v.n, missing,
                                      ffi.from_buffer("int64_t[]", rows), err), err)
@@ -225,17 +230,22 @@ def find_int64(table, keys, missing):
     return rows
 
 
-def vocab_strings(table, values, flat, oov_buckets):
+def vocab_strings(table, values, flat, oov_buckets, tensor=None):
     """StaticVocabularyTable ids of the strings of `flat` (tfn_table_vocab_strings;
-    `table` None: no vocabulary). `values`: contiguous int64, one per row."""
-    a = objects(flat)
-    ids = _empty(len(a), np.int64)
+    `table` None: no vocabulary). `values`: contiguous int64, one per row. `tensor`:
+    the tensor `flat` was read from (its packed strings are used)."""
     t = ffi.NULL if table is None else table
-    if WALK and _native.table_vocab(_arg(a), KINDS, int(ffi.cast("uintptr_t", t)),
-                                    _addr(values) if len(values) else 0, oov_buckets,
-                                    _addr(ids)):
-        return ids
-    v = JoinedViews(a)
+    v = packed(tensor) if WALK else None
+    if v is None:
+        a = objects(flat)
+        ids = _empty(len(a), np.int64)
+        if WALK and _native.table_vocab(_arg(a), KINDS, int(ffi.cast("uintptr_t", t)),
+                                        _addr(values) if len(values) else 0, oov_buckets,
+                                        _addr(ids)):
+            return ids
+        v = JoinedViews(a)
+    else:
+        ids = _empty(v.n, np.int64)
     err = new_error()
     check(lib.tfn_table_vocab_strings(
         t, ffi.from_buffer("int64_t[]", values) if len(values) else ffi.NULL, v.ptr, v.n,
