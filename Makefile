@@ -29,7 +29,10 @@ endif
 
 # nanopb: Debian's libnanopb-dev runtime, merged into our libraries with its pb_*
 # symbols renamed tfn__pb_* so that a program with its own nanopb cannot clash.
-NANOPB_A ?= $(firstword $(wildcard /usr/lib/*/libprotobuf-nanopb.a /usr/lib/libprotobuf-nanopb.a /usr/local/lib/libprotobuf-nanopb.a))
+# The compiler's own multiarch folder first: a machine with a foreign architecture's
+# nanopb installed (dpkg --add-architecture) must not link that one.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+NANOPB_A ?= $(firstword $(wildcard $(if $(MULTIARCH),/usr/lib/$(MULTIARCH)/libprotobuf-nanopb.a) /usr/lib/libprotobuf-nanopb.a /usr/local/lib/libprotobuf-nanopb.a))
 NANOPB_INC ?= /usr/include
 PB_FLAGS := -include lib/nanopb_rename.h
 

@@ -1,4 +1,4 @@
-"""The C pipeline engine (tfnano._cpipeline.CPipeline, lib/pipeline) on W1-shaped
+"""The C pipeline engine (tfnano._c.pipeline.CPipeline, lib/pipeline) on W1-shaped
 records: 4 x int64[512] + float[30] per Example, parsed to int32 / float32 batches
 of 256, read from 4 shards. Records/s of one epoch (best of --repeat), in one process:
 
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import tfnano as tf  # noqa: E402
-from tfnano._cpipeline import CPipeline  # noqa: E402
+from tfnano._c.pipeline import CPipeline  # noqa: E402
 
 MAXLEN, LABELS, BATCH, SHARDS = 512, 30, 256, 4
 INT_KEYS = ("q_input_ids", "q_attention_mask", "a_input_ids", "a_attention_mask")

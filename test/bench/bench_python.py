@@ -268,7 +268,7 @@ def main(argv=None):
         kpad = tfr.keras.utils.pad_sequences
     # The C call alone (values already flat, output preallocated): the library's
     # share of the above, the rest being Python's per-sequence work and page faults.
-    from tfnano._ffi import ffi as _ffi, lib as _lib
+    from tfnano._c import ffi as _ffi, lib as _lib
     flat = np.concatenate(seqs)
     offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
     np.cumsum([len(s) for s in seqs], out=offsets[1:])

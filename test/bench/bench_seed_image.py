@@ -152,7 +152,7 @@ def timed(fn, n):
 
 def floor_ms(jpgs):
     """libjpeg-turbo's decode per image (CPU ms, one thread, TensorFlow's settings)."""
-    from tfnano._ffi import ffi, lib
+    from tfnano._c import ffi, lib
     opt = ffi.new("tfn_image_decode_options *")
     opt.channels = 3
     info, err = ffi.new("tfn_image_info *"), ffi.new("tfn_error *")

@@ -1,4 +1,4 @@
-"""The C pipeline engine (tfnano._cpipeline.CPipeline) against TensorFlow 2.21 in one
+"""The C pipeline engine (tfnano._c.pipeline.CPipeline) against TensorFlow 2.21 in one
 process: the record order of `from_tensor_slices(files).interleave(TFRecordDataset,
 cycle_length, block_length)` over uneven files, parsed batches equal to TensorFlow's
 `batch(n).map(parse_example)`, and the texts of a damaged record and of a record that
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 import tfnano as tn  # noqa: E402
 from tfnano import _parsing  # noqa: E402
-from tfnano._cpipeline import CPipeline  # noqa: E402
+from tfnano._c.pipeline import CPipeline  # noqa: E402
 
 
 def _example(i, f):

@@ -1,11 +1,11 @@
-"""Recycled output memory (tfnano._outbuf): arrays handed out stay intact while they
+"""Recycled output memory (tfnano._c.outbuf): arrays handed out stay intact while they
 are alive, memory is reused only once they are gone, and the idle limit holds."""
 import gc
 
 import numpy as np
 
 import tfnano as tf
-from tfnano import _outbuf
+from tfnano._c import outbuf as _outbuf
 
 FEATURES = {"ids": tf.io.FixedLenFeature([512], tf.int64),
             "seq": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True),

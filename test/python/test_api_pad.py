@@ -193,7 +193,7 @@ def test_pad_left_right_and_multiple():
 
 
 def test_pad_goes_through_the_c_library():
-    from tfnano._ffi import lib
+    from tfnano._c import lib
     assert hasattr(lib, "tfn_pad") and hasattr(lib, "tfn_bucket_plan_new")
     assert not hasattr(lib, "tfn_py_pad_rows")  # the binding's own kernel is gone
 
@@ -270,7 +270,7 @@ def test_bucket_plan_options():
 # ---- the C list walker (bindings/python/pyapi.c: pad_into / pad_lengths)
 
 from tfnano import _pad  # noqa: E402
-from tfnano._ffi import PY_API, lib as _lib  # noqa: E402
+from tfnano._c import PY_API, lib as _lib  # noqa: E402
 
 ARRAYS_IN_C = bool(PY_API & 2)
 
@@ -472,7 +472,7 @@ def test_walker_leaves_no_error_and_keeps_objects(buffers):
 
 
 def test_walker_outputs_come_from_the_recycled_pool(buffers):
-    from tfnano._outbuf import POOL
+    from tfnano._c.outbuf import POOL
     rows = [list(range(k % 50)) for k in range(3000)]  # walked on every version; 600 KB
     assert _walked(rows, 50) is not None
     a = ps(rows, maxlen=50)

@@ -383,8 +383,8 @@ def _records_and_outcome(path, comp=None, on_damage="raise"):
 
 @pytest.mark.parametrize("comp", [None, "ZLIB", "GZIP"])
 def test_read_record_into_bytes_matches_the_cffi_path(tmp_path, comp, monkeypatch):
-    from tfnano import _crecord
-    from tfnano._ffi import PY_API
+    from tfnano._c import record as _crecord
+    from tfnano._c import PY_API
     rng = np.random.default_rng(4)
     # empty, small, and records of 64 KiB and more (copied with the GIL released)
     recs = [b"", b"x"] + [rng.bytes(int(n)) for n in (100, 65535, 65536, 150000, 3)]
@@ -415,10 +415,10 @@ def test_read_record_into_bytes_matches_the_cffi_path(tmp_path, comp, monkeypatc
 
 def test_read_record_after_close_and_from_threads(tmp_path):
     import threading
-    from tfnano import _record
+    from tfnano.io import tf_record
     recs = [bytes([i]) * (70000 + i) for i in range(20)]
     write(tmp_path / "a", recs)
-    r = _record._open_reader(str(tmp_path / "a"), "", 1 << 20)
+    r = tf_record.open_reader(str(tmp_path / "a"), "", 1 << 20)
     assert r.next_record() == recs[0]
     r.close()
     with pytest.raises((ValueError, TypeError, AttributeError)):

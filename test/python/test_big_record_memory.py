@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 import tfnano as tf
-from tfnano import _crecord, _malloc
+from tfnano._c import record as _crecord
+from tfnano._c import malloc as _malloc
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,7 +123,7 @@ def test_malloc_tuning_can_be_turned_off(tmp_path):
     code = (
         "import sys; sys.path.insert(0, %r)\n"
         "import tfnano as tf\n"
-        "from tfnano import _malloc\n"
+        "from tfnano._c import malloc as _malloc\n"
         "f = {'image': tf.io.FixedLenFeature([], tf.string)}\n"
         "ds = tf.data.TFRecordDataset(%r).map(lambda x: tf.io.parse_single_example(x, f))\n"
         "n = sum(len(b['image']) for b in ds.batch(20))\n"

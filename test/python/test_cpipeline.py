@@ -1,4 +1,4 @@
-"""tfnano._cpipeline.CPipeline (the C pipeline engine, lib/pipeline): batches equal to
+"""tfnano._c.pipeline.CPipeline (the C pipeline engine, lib/pipeline): batches equal to
 _parsing.run / the record readers on the same records in tf.data's interleave order,
 over random specs and files; errors with the readers' and parse_example's classes and
 texts, in order, with iteration going on after them; skip policies and their counts;
@@ -18,8 +18,8 @@ import pytest
 
 import tfnano as tf
 from tfnano import _parsing, errors
-from tfnano._cpipeline import CPipeline
-from tfnano._record import RecordBatch
+from tfnano._c.pipeline import CPipeline
+from tfnano.io.tf_record import RecordBatch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -397,7 +397,7 @@ def test_forked_child_neither_uses_nor_hangs_on_the_parents_pipeline(tmp_path):
     files = [_write(tmp_path / "a", [b"r%d" % i for i in range(5000)])]
     script = textwrap.dedent("""
         import os, sys
-        from tfnano._cpipeline import CPipeline
+        from tfnano._c.pipeline import CPipeline
         p = CPipeline(sys.argv[1:], batch_size=4, prefetch=1)
         next(p)  # the worker now waits for room, holding nothing
         pid = os.fork()
@@ -427,7 +427,7 @@ def test_ctrl_c_while_waiting_exits(tmp_path):
     os.mkfifo(fifo)
     script = textwrap.dedent("""
         import sys
-        from tfnano._cpipeline import CPipeline
+        from tfnano._c.pipeline import CPipeline
         p = CPipeline([sys.argv[1]], batch_size=2)
         print("waiting", flush=True)
         next(p)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tfnano as tf
-from tfnano import _strviews
+from tfnano._c import strviews as _strviews
 
 LINES = ["The cat SAT", "hello  world", "", "A b C d e", "  cat  ", "x"]
 

@@ -230,13 +230,13 @@ def test_dense_hash_table_reserved_keys():
                                               deleted_key=2)
 
 
-# ---- the C tables (lib/base/table.c through tfnano._strviews)
+# ---- the C tables (lib/base/table.c through tfnano._c.strviews)
 
 @pytest.fixture(params=["walker", "python"])
 def walk(request, monkeypatch):
     """Lookups with the C walker, and as where it is not installed (PyPy): the keys'
     bytes joined once and viewed in the copy."""
-    from tfnano import _strviews
+    from tfnano._c import strviews as _strviews
     if request.param == "python":
         monkeypatch.setattr(_strviews, "WALK", False)
     elif not _strviews.WALK:

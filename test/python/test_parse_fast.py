@@ -36,7 +36,7 @@ def same(a, b):
 
 def test_in_place_views_give_what_joined_records_give(monkeypatch):
     recs = records(300)
-    from tfnano import _strviews
+    from tfnano._c import strviews as _strviews
     assert _parsing._bytes_views_of(list(recs), len(recs)) is not None  # the walker
     fast = tf.io.parse_example(recs, FEATS)
     monkeypatch.setattr(_strviews, "WALK", False)  # as where it is not installed

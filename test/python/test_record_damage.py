@@ -16,7 +16,7 @@ import warnings
 import pytest
 
 import tfnano as tf
-from tfnano import _crecord
+from tfnano._c import record as _crecord
 from tfnano.errors import DataLossError, OpError, ResourceExhaustedError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -340,7 +340,7 @@ TMPFS_CHILD = textwrap.dedent("""
     import errno, sys
     sys.path.insert(0, sys.argv[1])
     import tfnano as tf
-    from tfnano import _crecord
+    from tfnano._c import record as _crecord
     path = sys.argv[2] + "/full.tfrecord"
     recs = [bytes([i % 256]) * (50 + (i * 37) % 900) for i in range(2000)]
     w = tf.io.TFRecordWriter(path, flush_every_records=int(sys.argv[3]))

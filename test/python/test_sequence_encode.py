@@ -84,7 +84,7 @@ def test_bad_columns_are_refused():
 
 
 def test_message_serialization_through_c_equals_the_python_path(monkeypatch):
-    from tfnano import _sequence_columns
+    from tfnano._c import sequence_columns as _sequence_columns
     rng = np.random.default_rng(5)
     messages = []
     for _ in range(30):

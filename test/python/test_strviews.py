@@ -1,4 +1,4 @@
-"""String tensors handed to C as views (tfnano._strviews over bindings/python/pyapi.c):
+"""String tensors handed to C as views (tfnano._c.strviews over bindings/python/pyapi.c):
 the walker against the joined-copy fallback and per-string references, on object
 arrays (Python >= 3.11: the buffer protocol) and lists (as on 3.8-3.10), for hashing,
 the ASCII maps and tf.strings.split (TensorFlow's maxsplit rules); what makes the
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import tfnano as tf
-from tfnano import _strviews as sv
-from tfnano._ffi import PY_API, lib as _lib
+from tfnano._c import strviews as sv
+from tfnano._c import PY_API, lib as _lib
 from tfnano._native import ffi
 
-NATIVE = sv.__name__.rsplit(".", 1)[0] + "._native"
+NATIVE = tf._native.__name__
 
 
 @pytest.fixture(params=["arrays", "lists", "python"])

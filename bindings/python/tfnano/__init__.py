@@ -29,8 +29,8 @@ _LAZY = {
     "keras": ("tfnano.keras", None),
     "Parser": ("tfnano._parsing", "Parser"),
     "parse_batch": ("tfnano._parsing", "parse_batch"),
-    "serialize_columns": ("tfnano._columns", "serialize_columns"),
-    "serialize_sequence_columns": ("tfnano._sequence_columns", "serialize_sequence_columns"),
+    "serialize_columns": ("tfnano._c.columns", "serialize_columns"),
+    "serialize_sequence_columns": ("tfnano._c.sequence_columns", "serialize_sequence_columns"),
     "pad": ("tfnano.ops.array_ops", "pad_either"),  # tf.pad(t, paddings) or the fast pad
     "bucket_plan": ("tfnano._pad", "bucket_plan"),
     "sparse": ("tfnano.sparse", None),

@@ -14,9 +14,9 @@ import itertools
 
 import numpy as np
 
-from ._ffi import PY_API as _PY_API
+from ._c import PY_API as _PY_API
 from ._native import ffi as _ffi
-from ._outbuf import Carver
+from ._c.outbuf import Carver
 
 # Lists of rows walked in C (bindings/python/pyapi.c); arrays need bit 2 (Python 3.11+).
 WALK = bool(_PY_API & 1)
@@ -129,7 +129,7 @@ def _pad_c(flat, lengths, maxlen, multiple, out, padding, truncating, value, mas
     values = _c_values(flat, out.dtype)
     if fill is None or values is None:
         return False
-    from ._ffi import check, ffi, lib, new_error
+    from ._c import check, ffi, lib, new_error
     n = len(lengths)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
@@ -169,7 +169,7 @@ def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, ma
     fill = _c_fill(value, out_dtype)
     if fill is None:
         return None
-    from ._ffi import lib
+    from ._c import lib
     n = len(sequences)
     lens = np.empty(n, dtype=np.int64) if lengths or maxlen is None else None
     if maxlen is None:
@@ -363,7 +363,7 @@ def bucket_plan(lengths, boundaries, batch_size, pad_to_multiple_of=None, maxlen
     Returns (bucket_ids, batches): bucket_ids an int64 array per row, batches a list of
     (rows: int64 ndarray, length: int). Pad one with
     ``pad([seqs[i] for i in rows], maxlen=length)``."""
-    from ._ffi import check, ffi, lib, new_error
+    from ._c import check, ffi, lib, new_error
     lengths = np.ascontiguousarray(np.asarray(lengths, dtype=np.int64).reshape(-1))
     bounds = np.ascontiguousarray(np.asarray(boundaries, dtype=np.int64).reshape(-1))
     if bounds.size > 1 and np.any(np.diff(bounds) <= 0):

@@ -10,14 +10,15 @@ import threading
 
 import numpy as np
 
-from . import _ffi, _malloc, _native
+from . import _c, _native
+from ._c import parse as _cparse
 from . import dtypes as _dt
-from ._outbuf import POOL as _outbuf_pool, Carver
+from ._c.outbuf import POOL as _outbuf_pool, Carver
 from ._tensor import Tensor
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 
 class FixedLenFeature(collections.namedtuple(
@@ -43,8 +44,10 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """``tf.io.VarLenFeature`` (accepted for repr; parsing it is not supported)."""
 
 
-_NATIVE_DTYPE = {"int64": lib.TFN_INT64, "float32": lib.TFN_FLOAT32, "string": lib.TFN_BYTES}
-_NP_OUT = {lib.TFN_INT64: np.int64, lib.TFN_FLOAT32: np.float32, lib.TFN_INT32: np.int32}
+_NATIVE_DTYPE = _cparse.NATIVE_DTYPE
+_NP_OUT = _cparse.NP_OUT
+_parse_err = _cparse.parse_error
+_bytes_objects = _cparse.bytes_objects
 _TF_NAMES = {"float32": "float", "float64": "double", "int64": "int64", "string": "string"}
 
 
@@ -97,7 +100,7 @@ def _validate(features):
     """TensorFlow's Python-side checks, in its order; returns [_Config] by sorted key."""
     if not features:
         raise ValueError("Argument `features` cannot be None or falsy. Got %s" % (features,))
-    from .io import _kinds
+    from .io import _kinds  # lazy door: io/_kinds imports this module
     features, kinds = _kinds.adopt(features)  # TensorFlow's own configs
     if kinds:  # parse_example handles them; Parser and the batch tracer do not
         raise _kinds.KindsNotDense(features)
@@ -198,10 +201,10 @@ class _Spec:
             cfg[i].out_dtype = od if od != cfg[i].dtype else lib.TFN_DTYPE_NONE
             self.out_dtype.append(od)
         out = ffi.new("tfn_spec **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
         if rc < 0:
-            _ffi.check(rc, err)
+            _c.check(rc, err)
         self.spec = ffi.gc(out[0], lib.tfn_spec_free)
         self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
         self.maxlen = maxlen
@@ -232,7 +235,7 @@ class _Spec:
             layout.append((j, c.key, dtype, tuple(c.shape), self.strides[j], c.seq))
         for j in range(len(layout)):
             outs[j].max_rows = -1
-        st = (self.parser(), _ffi.new_error(), outs, ffi.new("tfn_bytes[]", 1), layout)
+        st = (self.parser(), _c.new_error(), outs, ffi.new("tfn_bytes[]", 1), layout)
         self._local.one = st
         return st
 
@@ -404,7 +407,7 @@ _ONLY_BYTES = frozenset((bytes,))
 def _bytes_views_of(items, n):
     """(views, keep) of a list of bytes objects read in place by the pyapi.c walker,
     or None where it is not installed or an item is not exactly bytes."""
-    from . import _strviews
+    from ._c import strviews as _strviews
     if not _strviews.WALK:
         return None
     pairs = np.empty((max(n, 1), 2), dtype=np.uint64)
@@ -512,76 +515,6 @@ def _names_views(names, n):
 _INVALID = {rc: None for rc in ()}
 
 
-def _parse_err(rc, err):
-    from .errors import InvalidArgumentError
-    over = {lib.TFN_E_CORRUPT: InvalidArgumentError, lib.TFN_E_TYPE: InvalidArgumentError,
-            lib.TFN_E_NOT_FOUND: InvalidArgumentError, lib.TFN_E_INVALID_ARG:
-            InvalidArgumentError, lib.TFN_E_OUT_OF_RANGE: InvalidArgumentError}
-    from .errors import _locate  # str() names the example (the parser has no offset)
-    return _locate(_ffi.exception(rc, err, over), None, int(err.record_index),
-                   record_label="example")
-
-
-_BIG_STRINGS = 1 << 20  # string outputs of a batch worth tuning malloc for
-
-
-def _bytes_objects(views_arr, count):
-    """tfn_bytes views (a uint64 (count, 2) array) -> numpy object array of bytes."""
-    out = np.empty(count, dtype=object)
-    if count == 0:
-        return out
-    if count <= 8:  # a few strings (a small batch): no numpy pass over the views
-        buffer, cast = ffi.buffer, ffi.cast
-        out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
-                  for p, ln in views_arr[:count].tolist()]
-        return out
-    lens = views_arr[:, 1].astype(np.int64)
-    total = int(lens.sum())
-    if count <= 32 or total >= count * 4096:
-        # a few strings, or big ones (images): one slice each, a single copy, beats
-        # the copy-out call (which copies twice more to make the bytes objects)
-        if total >= _BIG_STRINGS and _malloc._state is None:
-            _malloc.tune()  # freed batches of them stay mapped for the next (see _malloc)
-        buffer, cast = ffi.buffer, ffi.cast
-        out[:] = [buffer(cast("char *", p), ln)[:] if ln else b""
-                  for p, ln in views_arr.tolist()]
-        return out
-    width = int(lens.max())
-    if width * count <= 2 * total + 16 * count:  # little padding: numpy's fixed width
-        return _bytes_fixed(views_arr, count, lens, width)
-    buf = bytearray(total)
-    offs = np.zeros(count + 1, dtype=np.uint64)
-    needed = ffi.new("size_t *")
-    err = _ffi.new_error()
-    rc = lib.tfn_bytes_copy_out(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)), count,
-                                ffi.from_buffer(buf), total,
-                                ffi.cast("uint64_t *", ffi.from_buffer(offs)), needed, err)
-    _ffi.check(rc, err)
-    data = bytes(buf)
-    o = offs.tolist()
-    out[:] = [data[o[i]:o[i + 1]] for i in range(count)]
-    return out
-
-
-def _bytes_fixed(views_arr, count, lens, width):
-    """The strings as rows of an "S<width>" array (one C call), made bytes objects by
-    numpy in one pass (a Python slice per string costs several times more); numpy
-    drops trailing NUL bytes, so the strings that end in one are cut out again."""
-    if width == 0:
-        return np.full(count, b"", dtype=object)
-    rows = np.empty(count * width, dtype=np.uint8)
-    err = _ffi.new_error()
-    _ffi.check(lib.tfn_bytes_copy_fixed(ffi.cast("tfn_bytes *", ffi.from_buffer(views_arr)),
-                                        count, ffi.from_buffer(rows), width, rows.size, err),
-               err)
-    out = rows.view("S%d" % width).astype(object)
-    rows = rows.reshape(count, width)
-    last = rows[np.arange(count), np.maximum(lens - 1, 0)]
-    for i in np.nonzero((last == 0) & (lens > 0))[0].tolist():
-        out[i] = rows[i, :lens[i]].tobytes()
-    return out
-
-
 def _run_state(spec):
     """Per-thread reusable C structures for run(), and each feature's layout computed
     once: (j, key, output dtype code, numpy dtype, record shape, stride, seq)."""
@@ -592,7 +525,7 @@ def _run_state(spec):
             od = spec.out_dtype[j]
             layout.append((j, c.key, od, None if od == lib.TFN_BYTES else
                            np.dtype(_NP_OUT[od]), tuple(c.shape), spec.strides[j], c.seq))
-        st = (spec.parser(), _ffi.new_error(), ffi.new("tfn_output[]", max(1, len(layout))),
+        st = (spec.parser(), _c.new_error(), ffi.new("tfn_output[]", max(1, len(layout))),
               layout)
         spec._local.run = st
     return st
@@ -765,7 +698,7 @@ def _out_specs(features, lead):
     """{key: Spec} of parse outputs, record shapes prefixed by `lead`."""
     if isinstance(features, _Symbol) or not isinstance(features, dict):
         raise _TraceError("the features argument must be a Python dict")
-    from .io import _kinds
+    from .io import _kinds  # lazy door: io/_kinds imports this module
     adopted, kinds = _kinds.adopt(features)
     if kinds:  # SparseTensor / RaggedTensor outputs: CompositeSpecs
         return _kinds.trace_specs(adopted, lead)
@@ -790,7 +723,7 @@ def _single_infer(serialized, features, example_names=None, name=None):
 def _single_batch(serialized, features, example_names=None, name=None, _tfn_int32=()):
     """parse_single_example over a batch of records = parse_example of the batch."""
     sink = getattr(LENGTHS, "table", None)
-    from .io import _kinds
+    from .io import _kinds  # lazy door: io/_kinds imports this module
     adopted, kinds = _kinds.adopt(features)
     if kinds:
         return _kinds.parse_records_batched(serialized, adopted, example_names,
@@ -861,7 +794,7 @@ def parse_example(serialized, features, example_names=None, name=None):
 def parse_single_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_single_example``: one serialized Example -> {key: array}."""
     if serialized.__class__ is _Symbol and isinstance(features, dict):
-        from .io import _kinds
+        from .io import _kinds  # lazy door: io/_kinds imports this module
         if _kinds.batchable(features) is not None:  # traced, run per record
             return _parse_single_per_record(serialized, features, example_names, name)
     return _parse_single(serialized, features, example_names, name)

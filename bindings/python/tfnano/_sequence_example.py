@@ -258,7 +258,7 @@ class FeatureLists(Message):
     def SerializeToString(self, deterministic=None):
         # one C call (tfn_encode_sequences) when every list's steps are one kind; the
         # Python path below otherwise (same bytes)
-        from ._sequence_columns import encode_feature_lists
+        from ._c.sequence_columns import encode_feature_lists
         fast = encode_feature_lists([(k, list(v.feature))
                                      for k, v in self._feature_list._d.items()])
         if fast is not None:

@@ -160,7 +160,7 @@ class Tensor(np.ndarray):
         try:
             r = np.ndarray.__getitem__(self, idx)
         except IndexError:  # TensorFlow's InvalidArgumentError and text, when it has one
-            from .ops.array_ops import _check_index
+            from .ops.array_ops import _check_index  # lazy door: the ops build on Tensor
             _check_index(self.view(np.ndarray), idx)
             raise
         if isinstance(r, np.ndarray):
@@ -181,7 +181,7 @@ class Tensor(np.ndarray):
 # Tensor's dtype, `x += 1` makes a new Tensor. The ops load on first use.
 def _tensor_binary(name, reflected=False):
     def method(self, other):
-        from .ops import _operators
+        from .ops import _operators  # lazy door: the ops build on Tensor
         op = _operators.BINARY[name]
         return op(other, self) if reflected else op(self, other)
     method.__name__ = name
@@ -190,7 +190,7 @@ def _tensor_binary(name, reflected=False):
 
 def _tensor_unary(name):
     def method(self):
-        from .ops import _operators
+        from .ops import _operators  # lazy door: the ops build on Tensor
         return _operators.UNARY[name](self)
     method.__name__ = name
     return method
@@ -223,7 +223,7 @@ def scalar_string(b):
 
 def _to_bytes_array(arr):
     if arr.dtype == object and arr.size > 64:
-        from ._strviews import all_bytes
+        from ._c.strviews import all_bytes
         flat = arr.reshape(-1)
         if all_bytes(flat.view(np.ndarray) if type(flat) is not np.ndarray else flat):
             return arr.copy()  # bytes already (what TensorFlow's .numpy() gives)
@@ -342,3 +342,8 @@ def cast(x, dtype, name=None):
     # No copy when the dtype already matches: tensors are immutable in TensorFlow, and
     # an image pipeline's float32 -> float32 cast would otherwise copy every batch.
     return as_tensor(np.asarray(arr).astype(dt.as_numpy_dtype, copy=False))
+
+
+def tf_shape(shape):
+    """A shape as TensorFlow's error messages print it: [2,?,3]."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"

@@ -181,7 +181,7 @@ __all__ = [d.name for d in _ALL] + ["half", "double", "DType", "as_dtype"]
 def cast(x, dtype, name=None):
     """``tf.dtypes.cast``: the same function as ``tf.cast`` (imported on use: tfnano's
     array ops import this module)."""
-    from ._tensor import cast as _cast
+    from ._tensor import cast as _cast  # lazy door: _tensor imports dtypes
     return _cast(x, dtype, name)
 
 

@@ -13,10 +13,10 @@ import threading
 
 import numpy as np
 
-from . import _ffi
+from . import _c
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
@@ -1080,7 +1080,7 @@ class Example(Message):
             if rc == lib.TFN_E_LIMIT:
                 raise ValueError("Message tensorflow.Example exceeds maximum protobuf "
                                  "size of 2GB: %s" % _total_size(feats))
-            _ffi.check(rc, err)
+            _c.check(rc, err)
         return _buffer(out[0], n[0])[:]
 
     def ParseFromString(self, s):
@@ -1091,11 +1091,11 @@ class Example(Message):
             raise TypeError("a bytes-like object is required, not '%s'"
                             % type(s).__name__) from None
         ex = _scratch_example()
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_example_decode(ex, buf, len(buf), 0, err)
         if rc < 0:
             if rc == lib.TFN_E_NOMEM:
-                raise MemoryError(_ffi.message(err))
+                raise MemoryError(_c.message(err))
             raise DecodeError("Error parsing message with type 'tensorflow.Example'")
         self.Clear()
         _fill_from_native(self, ex, len(buf))
@@ -1179,7 +1179,7 @@ _serialize_features = lib.tfn_example_serialize_features
 def _fast_state():
     """Per thread: a scratch tfn_example, error, output slots and the tfn_feature
     arrays by tuple of keys."""
-    st = (ffi.gc(_new_example(), lib.tfn_example_free), _ffi.new_error(),
+    st = (ffi.gc(_new_example(), lib.tfn_example_free), _c.new_error(),
           ffi.new("const uint8_t **"), ffi.new("size_t *"), {})
     _SCRATCH.fast = st
     return st
@@ -1244,7 +1244,7 @@ def _scratch_example():
         if ex == ffi.NULL:
             raise MemoryError("tfn_example_new")
         _SCRATCH.ex = ex
-        _SCRATCH.state = (ex, _ffi.new_error(), ffi.new("const uint8_t **"),
+        _SCRATCH.state = (ex, _c.new_error(), ffi.new("const uint8_t **"),
                           ffi.new("size_t *"))
     return ex
 

@@ -18,11 +18,11 @@ import collections
 
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from .. import dtypes as _dt
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 KINDS = ("int64", "float32", "string")
 NATIVE = {"int64": lib.TFN_INT64, "float32": lib.TFN_FLOAT32, "string": lib.TFN_BYTES}
@@ -160,14 +160,14 @@ def infer(views, n, sample=1000):
     ex = ffi.gc(lib.tfn_example_new(ffi.NULL), lib.tfn_example_free)
     if ex == ffi.NULL:
         raise MemoryError("tfn_example_new")
-    err = _ffi.new_error()
+    err = _c.new_error()
     feat = ffi.new("tfn_feature *")
     seen = {}  # key bytes -> [kind, counts set, examples holding it]
     m = min(n, sample)
     for i in range(m):
         rc = lib.tfn_example_decode(ex, views[i].data, views[i].len, 0, err)
         if rc < 0:
-            raise _ffi.exception(rc, err)
+            raise _c.exception(rc, err)
         for j in range(lib.tfn_example_size(ex)):
             lib.tfn_example_at(ex, j, feat)
             key = ffi.unpack(feat.key, feat.key_len)

@@ -4,7 +4,7 @@ pandas and pyarrow itself read TFRecord files without a copy through Python obje
 import glob as _glob
 import os
 
-from .._record import RecordBatch, _is_url, _open_reader
+from ..io.tf_record import RecordBatch, is_url, open_reader
 from . import _features as F
 from ._to_arrow import _pa, columns_to_batch, infer_columns, parse_var_len, records_of
 
@@ -16,7 +16,7 @@ def expand_paths(paths):
     for p in items:
         p = os.fsdecode(os.fspath(p))
         if any(ch in p for ch in "*?["):
-            if _is_url(p):
+            if is_url(p):
                 from ..io.gfile import gfile
                 out.extend(sorted(gfile.glob(p)))
             else:
@@ -28,7 +28,7 @@ def expand_paths(paths):
 
 def read_record_batches(path, compression=None, batch_size=65536):
     """Yields tfnano RecordBatch objects (one buffer + offsets) of one file."""
-    r = _open_reader(path, compression or "", 256 << 10)
+    r = open_reader(path, compression or "", 256 << 10)
     try:
         while True:
             got = r.read_batch(batch_size)

@@ -10,11 +10,11 @@ An example without the feature list is null.
 """
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from . import _features as F
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 
 def normalize(sequence_features):
@@ -56,9 +56,9 @@ def read_lists(recs, cols):
         cfg[i].key_len = len(kb)
         cfg[i].dtype = F.NATIVE[c.kind]
     outs = ffi.new("tfn_list_output[]", k)
-    err = _ffi.new_error()
+    err = _c.new_error()
     n = recs.n
-    _ffi.check(lib.tfn_sequence_lists(recs.views, n, ffi.NULL, cfg, k, outs, err), err)
+    _c.check(lib.tfn_sequence_lists(recs.views, n, ffi.NULL, cfg, k, outs, err), err)
     keep, result = [], []
     for i, c in enumerate(cols):
         steps, values = int(outs[i].steps), int(outs[i].values)
@@ -74,7 +74,7 @@ def read_lists(recs, cols):
         outs[i].values_out = ptrs[2]
         outs[i].present = ffi.cast("uint8_t *", ptrs[3])
         result.append([vals, ex, st, present[:n], values])
-    _ffi.check(lib.tfn_sequence_lists(recs.views, n, ffi.NULL, cfg, k, outs, err), err)
+    _c.check(lib.tfn_sequence_lists(recs.views, n, ffi.NULL, cfg, k, outs, err), err)
     del keep
     from ._to_arrow import _copy_out
     out = []

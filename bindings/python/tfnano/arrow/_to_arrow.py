@@ -10,12 +10,12 @@ import threading
 
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from .._parsing import _Records
 from . import _features as F
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 _INT32_MAX = (1 << 31) - 1
 
 
@@ -83,8 +83,8 @@ class _VarLenParser:
             cfg[i].dtype = F.NATIVE[c.kind]
             cfg[i].out_dtype = lib.TFN_DTYPE_NONE
         out = ffi.new("tfn_spec **")
-        err = _ffi.new_error()
-        _ffi.check(lib.tfn_spec_new(cfg, n, ffi.NULL, out, err), err)
+        err = _c.new_error()
+        _c.check(lib.tfn_spec_new(cfg, n, ffi.NULL, out, err), err)
         self.spec = ffi.gc(out[0], lib.tfn_spec_free)
         p = lib.tfn_parser_new(self.spec, ffi.NULL)
         if p == ffi.NULL:
@@ -146,8 +146,8 @@ def _threads_for(recs, num_threads):
 
 
 def _raise(rc, err):
-    from .._parsing import _parse_err
-    raise _parse_err(rc, err)
+    from .._c.parse import parse_error
+    raise parse_error(rc, err)
 
 
 def parse_var_len(recs, cols, num_threads=1):
@@ -173,7 +173,7 @@ def parse_var_len(recs, cols, num_threads=1):
     for j, c in enumerate(cols):
         total = int(lib.tfn_parser_total(vp.parser, j))
         splits = np.empty(n + 1, dtype=np.int64)
-        _ffi.check(lib.tfn_parser_row_splits(
+        _c.check(lib.tfn_parser_row_splits(
             vp.parser, j, ffi.cast("int64_t *", ffi.from_buffer(splits)), err), err)
         if c.kind == "string":
             vals = np.empty((max(total, 1), 2), dtype=np.uint64)
@@ -221,7 +221,7 @@ def _parse_chunks(recs, cols, k):
         for j in range(len(cols)):
             totals.append(int(lib.tfn_parser_total(vp.parser, j)))
             sp = np.empty(m + 1, dtype=np.int64)
-            _ffi.check(lib.tfn_parser_row_splits(
+            _c.check(lib.tfn_parser_row_splits(
                 vp.parser, j, ffi.cast("int64_t *", ffi.from_buffer(sp)), vp.err), vp.err)
             splits.append(sp)
         return totals, splits
@@ -276,8 +276,8 @@ def _copy_out(views, count):
     offs = np.zeros(count + 1, dtype=np.uint64)
     if count:
         needed = ffi.new("size_t *")
-        err = _ffi.new_error()
-        _ffi.check(lib.tfn_bytes_copy_out(
+        err = _c.new_error()
+        _c.check(lib.tfn_bytes_copy_out(
             ffi.cast("tfn_bytes *", ffi.from_buffer(views)), count,
             ffi.cast("void *", data.address), nbytes,
             ffi.cast("uint64_t *", ffi.from_buffer(offs)), needed, err), err)
@@ -439,7 +439,7 @@ def to_arrow(records, features=None, *, sequence_features=None, large_lists=Fals
 
 
 def _sequence_batch(pa, recs, features, sequence_features, large_lists):
-    from . import _sequence as S
+    from . import _sequence as S  # lazy door: _sequence imports this module
     names, arrays = [], []
     if features:
         cols = F.normalize(features)

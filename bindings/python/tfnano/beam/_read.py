@@ -25,7 +25,7 @@ try:
 except ImportError:  # pragma: no cover - the message names the extra
     raise ImportError("tfnano.beam needs Apache Beam: pip install 'tfnano[beam]'") from None
 
-from .. import _ffi, errors
+from .. import _c, errors
 
 _FRAMING = 16            # length (8) + length CRC (4) + payload CRC (4)
 SPLIT_BYTES = 64 << 20   # as Beam's file sources: 64 MiB per initial split
@@ -83,12 +83,12 @@ class RecordRanges(beam.transforms.core.RestrictionProvider):
 def first_record_at(fh, start):
     """Offset of the first complete valid record (length CRC and payload CRC) starting
     at or after `start` in a seekable uncompressed file, or None when there is none."""
-    from .._crecord import Reader
+    from .._c.record import Reader
     fh.seek(start)
     r = Reader(fh, "", _BUFFER, on_damage="skip")
     try:
         rec = r.next_record()
-        end = int(_ffi.lib.tfn_record_reader_offset(r._r))
+        end = r.tell()
     except errors.DataLossError:
         # a length running past the end with nothing valid after it: a torn last
         # record is reported by the range before (it reads the first record after
@@ -106,8 +106,8 @@ def read_range(fh, tracker, batch_size):
     (an uncompressed, seekable file), claiming the start of the last record of each
     batch (claims only move forward, and no split lands at or before a claimed
     position, so every record up to it belongs to this range)."""
-    from .._crecord import Reader
-    from .._record import RecordBatch
+    from .._c.record import Reader
+    from ..io.tf_record import RecordBatch
     rng = tracker.current_restriction()
     if rng.start >= rng.stop:
         return

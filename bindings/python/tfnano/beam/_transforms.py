@@ -11,7 +11,7 @@ try:
 except ImportError:  # pragma: no cover - the message names the extra
     raise ImportError("tfnano.beam needs Apache Beam: pip install 'tfnano[beam]'") from None
 
-from .._columns import encode_columns
+from .._c.columns import encode_columns
 
 
 def _column(values):
@@ -91,7 +91,7 @@ def _encode_batch(elements):
 def _frame(data, offsets):
     """TFRecord framing (length, masked CRC32C of it, payload, CRC32C) of a batch, by
     tfnano's C writer into memory."""
-    from .._record import TFRecordWriter
+    from ..io.tf_record import TFRecordWriter
     buf = io.BytesIO()
     w = TFRecordWriter(buf)
     w._check_open()

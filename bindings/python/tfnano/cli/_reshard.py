@@ -5,7 +5,7 @@ import os
 import sys
 
 from .._progress import Progress
-from .._record import TFRecordWriter
+from ..io.tf_record import TFRecordWriter
 from ..io._shards import write_shards
 from ._sources import RecordFile, UsageError
 

@@ -3,20 +3,15 @@ knows each record's offset, detects the compression and can step over damage."""
 import glob
 import os
 
-from .. import _crecord, errors
-from .._record import _fsspec_open, _is_url
+from .. import errors
+from .._c import record as _crecord
+from ..io.tf_record import fsspec_open, is_url
 
-ffi = _crecord.ffi
-lib = _crecord.lib
-
-COMPRESSIONS = {"AUTO": lib.TFN_COMPRESSION_AUTO, "NONE": lib.TFN_COMPRESSION_NONE,
-                "": lib.TFN_COMPRESSION_NONE, "ZLIB": lib.TFN_COMPRESSION_ZLIB,
-                "GZIP": lib.TFN_COMPRESSION_GZIP}
-_NAMES = {lib.TFN_COMPRESSION_NONE: "NONE", lib.TFN_COMPRESSION_ZLIB: "ZLIB",
-          lib.TFN_COMPRESSION_GZIP: "GZIP", lib.TFN_COMPRESSION_AUTO: "AUTO"}
-_REASONS = {lib.TFN_E_DATA_LOSS_LENGTH: "corrupted record (bad length CRC)",
-            lib.TFN_E_DATA_LOSS: "corrupted record (bad data CRC)",
-            lib.TFN_E_TRUNCATED: "truncated record (its length runs past the next records)"}
+COMPRESSIONS = ("AUTO", "NONE", "", "ZLIB", "GZIP")
+# the reader's reason for a skipped range -> the CLI's words for it
+_REASONS = {"bad length CRC": "corrupted record (bad length CRC)",
+            "bad data CRC": "corrupted record (bad data CRC)",
+            "length runs past the end": "truncated record (its length runs past the next records)"}
 
 
 class UsageError(Exception):
@@ -70,89 +65,60 @@ class RecordFile:
     def __init__(self, name, compression="AUTO", skip_damage=False, buffer_size=1 << 20):
         self.name = name
         self.damages = []
-        self._owned = self._keep = None
-        opts = ffi.new("tfn_record_reader_options *")
-        lib.tfn_record_reader_options_init(opts)
-        try:
-            opts.compression = COMPRESSIONS[compression.upper()]
-        except KeyError:
+        self._owned = None
+        comp = compression.upper()
+        if comp not in COMPRESSIONS:
             raise UsageError("unknown compression %r (AUTO, NONE, ZLIB or GZIP)"
-                             % compression) from None
-        opts.on_damage = lib.TFN_ON_DAMAGE_SKIP if skip_damage else lib.TFN_ON_DAMAGE_RAISE
-        opts.buffer_size = buffer_size
-        out = ffi.new("tfn_record_reader **")
-        err = ffi.new("tfn_error *")
-        if _is_url(name):
-            self._owned = _fsspec_open(name, "rb")
-            self._fio = _crecord._FileIO(self._owned)
-            io, self._keep = _crecord._io_table(self._fio, reading=True)
-            self._cname = ffi.new("char[]", name.encode("utf-8", "replace"))
-            opts.name = self._cname
-            rc = lib.tfn_record_reader_open_io(io, opts, ffi.NULL, out, err)
+                             % compression)
+        comp = "" if comp == "NONE" else comp
+        on_damage = "skip" if skip_damage else "raise"
+        if is_url(name):
+            self._owned = fsspec_open(name, "rb")
+            source = self._owned
         else:
-            self._fio = None
-            path = local_path(name)
-            if os.path.isdir(path):
-                raise errors.FailedPreconditionError(None, None, "%s; Is a directory" % path)
-            rc = lib.tfn_record_reader_open(path.encode("utf-8", "surrogateescape"), opts,
-                                            ffi.NULL, out, err)
-        if rc < 0:
+            source = local_path(name)
+            if os.path.isdir(source):
+                raise errors.FailedPreconditionError(None, None, "%s; Is a directory" % source)
+        try:
+            self._r = _crecord.Reader(source, comp, buffer_size, on_damage, name=name,
+                                      locate=False)
+        except BaseException:
             self._close_owned()
-            _crecord._raise(rc, err, self._fio)
-        self._r = ffi.gc(out[0], lib.tfn_record_reader_free)
-        self._err = err
+            raise
 
     @property
     def compression(self):
-        return _NAMES.get(lib.tfn_record_reader_compression(self._r), "?")
+        return self._r.compression()
 
     def __iter__(self):
         """(index, offset, payload bytes) for each record."""
-        r, err = self._r, self._err
-        data = ffi.new("const uint8_t **")
-        size = ffi.new("size_t *")
-        skipped = ffi.new("uint64_t *")
+        r = self._r
         seen = 0
         while True:
-            start = lib.tfn_record_reader_offset(r)
-            rc = lib.tfn_record_reader_next(r, data, size, err)
-            if rc == lib.TFN_END:
+            start = r.tell()
+            rec = r.next_record()
+            if rec is None:
                 return
-            if rc < 0:
-                _crecord._raise(rc, err, self._fio)
-            n = size[0]
-            offset = lib.tfn_record_reader_offset(r) - n - 16
-            index = lib.tfn_record_reader_index(r) - 1
-            lib.tfn_record_reader_skipped(r, skipped, ffi.NULL)
-            if skipped[0] != seen:  # one damaged region lies between start and offset
-                seen = skipped[0]
-                self.damages.append(Damage(self.name, int(start), int(offset - start),
-                                           int(index), self._skip_reason()))
-            yield int(index), int(offset), (ffi.buffer(data[0], n)[:] if n else b"")
+            offset = r.tell() - len(rec) - 16
+            index = r.index() - 1
+            if r.skipped_records != seen:  # one damaged region lies between start and offset
+                seen = r.skipped_records
+                self.damages.append(Damage(self.name, start, offset - start, index,
+                                           _REASONS.get(r.last_damage.reason, "damaged")))
+            yield index, offset, rec
 
     def count(self, progress=None):
         """The number of records, read in batches of views (no copy, no Python object
         per record). self.counted holds the count so far when an error is raised."""
-        views = ffi.new("tfn_bytes[]", 4096)
-        got = ffi.new("size_t *")
         self.counted = 0
         while True:
-            rc = lib.tfn_record_reader_next_batch(self._r, views, 4096, got, self._err)
-            if rc == lib.TFN_END:
+            got = self._r.lengths_batch(4096)
+            if got is None:
                 return self.counted
-            if rc < 0:
-                _crecord._raise(rc, self._err, self._fio)
-            self.counted += got[0]
+            got = len(got)
+            self.counted += got
             if progress is not None:
-                progress.update(records=got[0])
-
-    def _skip_reason(self):
-        last_skip = getattr(lib, "tfn_record_reader_last_skip", None)
-        if last_skip is None:
-            return "corrupted record (CRC mismatch)"
-        skip = ffi.new("tfn_record_skip *")
-        last_skip(self._r, skip)
-        return _REASONS.get(skip.reason, "damaged")
+                progress.update(records=got)
 
     def _close_owned(self):
         if self._owned is not None:
@@ -162,7 +128,7 @@ class RecordFile:
     def close(self):
         r, self._r = getattr(self, "_r", None), None
         if r is not None:
-            ffi.release(r)
+            r.close()
         self._close_owned()
 
     def __enter__(self):

@@ -94,7 +94,7 @@ def write_partition(df, path, compression=None):
     temporary name renamed to `path` when complete; returns {path, records, bytes}.
     A retried task rewrites the same bytes: the rename is the commit."""
     import pyarrow as pa
-    from .._record import TFRecordWriter
+    from ..io.tf_record import TFRecordWriter
     from ..arrow._from_arrow import encode_arrow
     table = df if isinstance(df, (pa.Table, pa.RecordBatch)) else \
         pa.Table.from_pandas(df, preserve_index=False)

@@ -102,12 +102,13 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
-        from .ops.batch import BatchNode
+        from .ops.batch import BatchNode  # lazy door (tf.data's): the op module imports Dataset
         return self._then(BatchNode(self._node, batch_size, drop_remainder,
                                     num_parallel_calls, deterministic))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
+        # lazy door (tf.data's): the op module imports Dataset
         from .ops.padded_batch import PaddedBatchNode
         return self._then(PaddedBatchNode(self._node, batch_size, padded_shapes,
                                           padding_values, drop_remainder))
@@ -161,11 +162,12 @@ class Dataset:
         return self._then(ShardNode(self._node, num_shards, index))
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        from .ops.window import WindowNode
+        from .ops.window import WindowNode  # lazy door (tf.data's): the op module imports Dataset
         return self._then(WindowNode(self._node, size, shift, stride, drop_remainder))
 
     def group_by_window(self, key_func, reduce_func, window_size=None,
                         window_size_func=None, name=None):
+        # lazy door (tf.data's): the op module imports Dataset
         from .ops.group_by_window import GroupByWindowNode
         return self._then(GroupByWindowNode(self._node, key_func, reduce_func, window_size,
                                             window_size_func))
@@ -197,18 +199,19 @@ class Dataset:
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
                      name=None):
+        # lazy door (tf.data's): the op module imports Dataset
         from .ops.ragged_batch import RaggedBatchNode
         return self._then(RaggedBatchNode(self._node, batch_size, drop_remainder,
                                           row_splits_dtype))
 
     def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
         """Writes the elements in tfnano's own format (see data/ops/save_load.py)."""
-        from .ops.save_load import save
+        from .ops.save_load import save  # lazy door (tf.data's): the op module imports Dataset
         save(self, path, compression, shard_func, checkpoint_args)
 
     @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None):
-        from .ops.save_load import load
+        from .ops.save_load import load  # lazy door (tf.data's): the op module imports Dataset
         return load(path, element_spec, compression, reader_func)
 
     def take_while(self, predicate, name=None):
@@ -236,17 +239,19 @@ class Dataset:
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                              rerandomize_each_iteration=None):
+        # lazy door (tf.data's): the op module imports Dataset
         from .ops.sample import sample_from_datasets
         return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        # lazy door (tf.data's): the op module imports Dataset
         from .ops.sample import choose_from_datasets
         return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def counter(start=0, step=1, dtype=None, name=None):
-        from .ops.sample import counter
+        from .ops.sample import counter  # lazy door (tf.data's): the op module imports Dataset
         return counter(start, step, dtype)
 
     # ---- constructors

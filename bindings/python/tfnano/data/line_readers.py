@@ -21,7 +21,6 @@ import zlib
 import numpy as np
 
 from .. import errors
-from .._record import _tf_compression
 from . import plan
 from .plan import AUTOTUNE
 from .readers import FileSourceNode, _filenames
@@ -31,7 +30,8 @@ READ_BYTES = 1 << 20         # bytes read per chunk of records
 
 
 def _compression(compression_type):
-    comp = _tf_compression(compression_type)
+    from ..io.tf_record import tf_compression  # tfnano.io loads on first read
+    comp = tf_compression(compression_type)
     if comp not in ("", "ZLIB", "GZIP"):
         raise errors.InvalidArgumentError(None, None, "Unsupported compression_type.")
     return comp
@@ -89,9 +89,9 @@ def _inflate_text(e):
 
 def _open(source):
     from .. import _fserrors
-    from .._record import _fsspec_open, _is_url
-    if _is_url(source):
-        return _fsspec_open(source, "rb")
+    from ..io.tf_record import fsspec_open, is_url
+    if is_url(source):
+        return fsspec_open(source, "rb")
     path = source[len("file://"):] if source.startswith("file://") else source
     if os.path.isdir(path):
         raise _fserrors.is_a_directory(source)
@@ -104,13 +104,13 @@ def _open(source):
 def _size(source):
     """The size of a local file (TensorFlow's GetFileSize), with its errors."""
     from .. import _fserrors
-    from .._record import _is_url
+    from ..io.tf_record import is_url
     if hasattr(source, "seek"):
         pos = source.tell()
         size = source.seek(0, os.SEEK_END)
         source.seek(pos)
         return size
-    if _is_url(source):
+    if is_url(source):
         import fsspec
         return fsspec.filesystem(source.split("://", 1)[0]).size(source)
     path = source[len("file://"):] if source.startswith("file://") else source
@@ -358,7 +358,8 @@ def TextLineDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     if size < 0:
         return Dataset(_Failing(errors.InvalidArgumentError(
             None, None, "`buffer_size` must be >= 0 (0 == default)"), "TextLineDataset"))
-    comp = _tf_compression(compression_type)
+    from ..io.tf_record import tf_compression  # tfnano.io loads on first read
+    comp = tf_compression(compression_type)
     if comp not in ("", "ZLIB", "GZIP"):
         return Dataset(_Failing(errors.InvalidArgumentError(
             None, None, "Unsupported compression_type."), "TextLineDataset"))
@@ -385,7 +386,8 @@ def FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None,  # noqa
         if not ok:
             return Dataset(_Failing(errors.InvalidArgumentError(None, None, text),
                                     "FixedLengthRecordDataset"))
-    comp = _tf_compression(compression_type)
+    from ..io.tf_record import tf_compression  # tfnano.io loads on first read
+    comp = tf_compression(compression_type)
     if comp not in ("", "ZLIB", "GZIP"):
         return Dataset(_Failing(errors.InvalidArgumentError(
             None, None, "Unsupported compression_type."), "FixedLengthRecordDataset"))

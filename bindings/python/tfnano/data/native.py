@@ -1,5 +1,5 @@
 """Routing a fused ``TFRecordDataset -> map(f) -> batch(n)`` to the C pipeline engine
-(tfnano._cpipeline, lib/pipeline): reading, CRC checks, parsing, int32 casts and
+(tfnano._c.pipeline, lib/pipeline): reading, CRC checks, parsing, int32 casts and
 batching on C threads, Python receiving finished batches.
 
 A plan qualifies when the source is TFRecordDataset over local paths (on_damage
@@ -41,7 +41,7 @@ def _is_int32_cast(node):
 
 def _engine():
     try:
-        from .. import _cpipeline
+        from .._c import pipeline as _cpipeline
     except ImportError:
         return None
     return _cpipeline
@@ -76,7 +76,7 @@ def _consumers(g):
 def _resize_settings(rs):
     """([h, w], method, antialias, None) of a traced resize() the image stage takes,
     or (None, None, None, reason)."""
-    from ..image import _batch
+    from .._c import image as _cimage
     ra = dict(zip(("images", "size", "method", "preserve_aspect_ratio", "antialias"),
                   rs.args))
     ra.update(rs.kwargs)
@@ -89,7 +89,7 @@ def _resize_settings(rs):
     except Exception:
         return None, None, None, "resize() size is not two integers"
     method = getattr(ra.get("method", "bilinear"), "value", ra.get("method", "bilinear"))
-    if len(hw) != 2 or min(hw) <= 0 or method not in _batch._METHODS:
+    if len(hw) != 2 or min(hw) <= 0 or method not in _cimage.METHODS:
         return None, None, None, "resize() size or method the image stage does not take"
     return hw, method, bool(ra.get("antialias", False)), None
 
@@ -110,7 +110,8 @@ def _image_chain(g, dec, key_of, spec, users, outputs):
     """(stage, absorbed nodes, final Symbol) for the image chain starting at decode
     node `dec`, or (None, None, reason)."""
     from .. import dtypes
-    from ..image import _batch, _codec
+    from .._c import image as _cimage
+    from ..image import _batch
     name = dec.op.name
     src = dec.args[0] if dec.args else dec.kwargs.get("contents")
     if not isinstance(src, _trace.Symbol) or src.index not in key_of or \
@@ -229,13 +230,13 @@ def _image_chain(g, dec, key_of, spec, users, outputs):
              "no_resize": not resized,
              "shape": None if shape is None else tuple(shape),
              "describe": " -> ".join(steps)}
-    _codec.decode_options(channels=channels, **kw)  # the op's own argument checks
+    _cimage.decode_options(channels=channels, **kw)  # the op's own argument checks
     return stage, absorbed, cur
 
 
 def _decode_kwargs(name, args, kwargs):
     """The decode options of a traced decode_* call (dtype uint8 only), or None."""
-    from ..image import _codec
+    from .._c import image as _codec
     names = {"decode_jpeg": ("channels", "ratio", "fancy_upscaling", "try_recover_truncated",
                              "acceptable_fraction", "dct_method", "name"),
              "decode_png": ("channels", "dtype", "name"),

@@ -13,8 +13,7 @@ import os
 import numpy as np
 
 from .. import errors
-from .._ffi import ffi
-from .._record import _tf_compression
+from .._c import ffi
 from .._tensor import as_tensor, scalar_string
 from . import plan
 from .plan import AUTOTUNE
@@ -396,11 +395,11 @@ class _Opener:
         self.stats = stats
 
     def __call__(self, source):
-        from .._record import _open_reader
+        from ..io.tf_record import open_reader
         comp, size, on_damage = self.args
         if on_damage == "raise":
-            return _open_reader(source, comp, size)
-        return _open_reader(source, comp, size, on_damage)
+            return open_reader(source, comp, size)
+        return open_reader(source, comp, size, on_damage)
 
 
 class FileSourceNode(plan.Node):
@@ -453,23 +452,23 @@ class TFRecordNode(FileSourceNode):
 
 
 def _filenames(filenames):
-    from .._record import _filename_error, _fspath
+    from ..io.tf_record import filename_error, fspath
     from .dataset import Dataset
     if filenames is None or isinstance(filenames, (int, float, np.number)):
-        raise _filename_error(filenames)
+        raise filename_error(filenames)
     if isinstance(filenames, Dataset):
-        return [_fspath(f) for f in filenames]
+        return [fspath(f) for f in filenames]
     if isinstance(filenames, (str, bytes, os.PathLike)) or hasattr(filenames, "read"):
-        return [filenames if hasattr(filenames, "read") else _fspath(filenames)]
+        return [filenames if hasattr(filenames, "read") else fspath(filenames)]
     if isinstance(filenames, np.ndarray):
-        return [_fspath(f) for f in filenames.reshape(-1).tolist()]
+        return [fspath(f) for f in filenames.reshape(-1).tolist()]
     try:
         items = list(filenames)
     except TypeError:
         raise TypeError("`filenames` must be a `tf.Tensor` of `tf.string` dtype or a "
                         "`tf.data.Dataset` of scalar `tf.string`. Got %s."
                         % type(filenames).__name__) from None
-    return [f if hasattr(f, "read") else _fspath(f) for f in items]
+    return [f if hasattr(f, "read") else fspath(f) for f in items]
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
@@ -487,7 +486,8 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     if on_damage not in ("raise", "skip", "warn"):
         raise ValueError('on_damage must be "raise", "skip" or "warn", got %r' % (on_damage,))
     files = _filenames(filenames)
-    comp = _tf_compression(compression_type)
+    from ..io.tf_record import tf_compression  # tfnano.io loads on first read
+    comp = tf_compression(compression_type)
     if buffer_size is not None and int(buffer_size) < 0 and int(buffer_size) != -1:
         raise errors.InvalidArgumentError(None, None,
                                           "`buffer_size` must be >= 0 (0 == no buffering)")

@@ -3,7 +3,7 @@ dicts of tensors; a list is one leaf (tf.data turns it into a tensor). Dict leav
 are flattened in sorted key order, as tf.nest does."""
 import numpy as np
 
-from .._tensor import Tensor, as_tensor, constant
+from .._tensor import Tensor, as_tensor, constant, tf_shape  # noqa: F401 (structure.tf_shape)
 
 
 def is_namedtuple(x):
@@ -80,8 +80,6 @@ def call(fn, element):
     return fn(element)
 
 
-def tf_shape(shape):
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 # ---- element specs (structures of _trace.Spec; None where unknown)

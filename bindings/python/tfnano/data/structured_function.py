@@ -264,7 +264,7 @@ def stack_leaf(v, component=0):
         return v
     if isinstance(v, list):
         from .. import _parsing
-        from .ops.batch import stack_column
+        from .ops.batch import stack_column  # lazy door: fusion (to go to data/optimize.py)
         out = stack_column(v, component)
         table = getattr(_parsing.LENGTHS, "table", None)
         if table is not None:  # the records' shapes were checked equal by stacking

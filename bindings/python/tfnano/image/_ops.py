@@ -8,7 +8,8 @@ from .. import dtypes as _dt
 from .. import errors
 from .._trace import Spec, Symbol, traceable
 from .._tensor import Tensor, scalar_string
-from . import _batch, _codec
+from .._c import image as _codec
+from . import _batch
 
 def _invalid(msg):
     return errors.InvalidArgumentError(None, None, msg)
@@ -106,7 +107,7 @@ def _png_dtype(dtype):
 def _decode_png_batch(contents, channels=0, dtype=_dt.uint8, name=None):
     d = _png_dtype(dtype)
     if d != np.uint8:
-        return [decode_png(c, channels, dtype) for c in _batch._bytes_list(contents)]
+        return [decode_png(c, channels, dtype) for c in _batch.bytes_list(contents)]
     return _batch.DecodedBatch(contents, dict(channels=channels, gif="still"), op="DecodePng")
 
 
@@ -174,7 +175,7 @@ def _decode_image_batch(contents, channels=None, dtype=_dt.uint8, name=None,
     d = _codec.as_np_dtype(dtype)
     if d != np.uint8:
         return [decode_image(c, channels, dtype, expand_animations=expand_animations)
-                for c in _batch._bytes_list(contents)]
+                for c in _batch.bytes_list(contents)]
     return _batch.DecodedBatch(contents, dict(channels=channels or 0,
                                               gif="refuse" if expand_animations else "first"))
 
@@ -220,7 +221,7 @@ def _shape_infer(contents, output_type=_dt.int32, name=None):
 
 
 def _extract_shape_batch(contents, output_type=_dt.int32, name=None):
-    return np.stack([extract_jpeg_shape(c, output_type) for c in _batch._bytes_list(contents)])
+    return np.stack([extract_jpeg_shape(c, output_type) for c in _batch.bytes_list(contents)])
 
 
 @traceable("extract_jpeg_shape", batch=_extract_shape_batch, infer=_shape_infer)
@@ -292,7 +293,6 @@ def _check_method(method, antialias):
 
 
 def _resize_one(img, nh, nw, method, antialias=False):
-    from .._ffi import check, ffi, lib, new_error
     h, w, c = img.shape
     if method == "nearest" and img.dtype not in (np.uint8, np.float32):
         ys = np.minimum(np.floor((np.arange(nh, dtype=np.float32) + np.float32(0.5)) *
@@ -300,16 +300,8 @@ def _resize_one(img, nh, nw, method, antialias=False):
         xs = np.minimum(np.floor((np.arange(nw, dtype=np.float32) + np.float32(0.5)) *
                                  (np.float32(w) / np.float32(nw))).astype(np.int64), w - 1)
         return img[ys][:, xs]
-    if img.dtype == np.uint8:
-        src, kind = np.ascontiguousarray(img), lib.TFN_IMAGE_UINT8
-    else:
-        src, kind = np.ascontiguousarray(img, np.float32), lib.TFN_IMAGE_FLOAT32
-    out_dtype = src.dtype if method == "nearest" else np.float32
-    out = np.empty((nh, nw, c), out_dtype)
-    err = new_error()
-    check(lib.tfn_image_resize(ffi.from_buffer(src), kind, h, w, c, ffi.from_buffer(out), nh,
-                               nw, _batch.method_code(method, antialias), err), err)
-    return out
+    return _codec.resize(img, nh, nw, _batch.method_code(method, antialias),
+                         nearest=method == "nearest")
 
 
 def _resize_infer(images, size, method="bilinear", preserve_aspect_ratio=False,

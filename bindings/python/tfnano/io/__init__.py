@@ -1,7 +1,7 @@
 """``tf.io``: feature configs, Example parsing, TFRecord writing, gfile."""
 from .._parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: F401
                         parse_example, parse_single_example)
-from .._record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
+from .tf_record import (TFRecordCompressionType, TFRecordOptions,  # noqa: F401
                        TFRecordWriter, tf_record_iterator)
 from .gfile import gfile  # noqa: F401
 from ..ops.io_ops import matching_files, read_file, write_file  # noqa: F401

@@ -15,14 +15,15 @@ import threading
 
 import numpy as np
 
-from .. import _ffi
+from .. import _c
+from .._c import parse as _cparse
 from .. import _parsing as _p
 from .. import dtypes as _dt
-from .._outbuf import Carver
+from .._c.outbuf import Carver
 from .._tensor import as_tensor
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _DENSE_NAMES = ("FixedLenFeature", "FixedLenSequenceFeature")
 _KIND_NAMES = ("VarLenFeature", "SparseFeature", "RaggedFeature")
@@ -238,16 +239,16 @@ class _Plan:
             keep.append(kb)
             cfg[i].key, cfg[i].key_len = kb, len(key.encode("utf-8"))
             cfg[i].type = lib.TFN_VAR_LEN
-            if dt.name not in _p._NATIVE_DTYPE:
+            if dt.name not in _cparse.NATIVE_DTYPE:
                 raise _invalid("Value for attr 'sparse_types' of %s is not in the list of "
                                "allowed values: float, int64, string"
                                % _p._TF_NAMES.get(dt.name, dt.name))
-            cfg[i].dtype = _p._NATIVE_DTYPE[dt.name]
+            cfg[i].dtype = _cparse.NATIVE_DTYPE[dt.name]
         out = ffi.new("tfn_spec **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
         if rc < 0:
-            _ffi.check(rc, err)
+            _c.check(rc, err)
         self.spec = ffi.gc(out[0], lib.tfn_spec_free)
         self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
 
@@ -304,11 +305,11 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
     n = recs.n
     names_v, _keep_names = _p._names_views(names, n)
     p = plan.parser()
-    err = _ffi.new_error()
+    err = _c.new_error()
     flags = lib.TFN_PARSE_SINGLE if single else lib.TFN_PARSE_BATCH
     rc = lib.tfn_parser_scan(p, recs.views, n, names_v, flags, err)
     if rc < 0:
-        raise _p._parse_err(rc, err)
+        raise _cparse.parse_error(rc, err)
     nd = len(plan.dense)
     outs = ffi.new("tfn_output[]", nd + len(plan.var))
     carver = Carver()
@@ -332,7 +333,7 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
         if c.dtype is _dt.string:
             layout.append(("dense", c.key, None, count, shape))
         else:
-            npt = _p._NP_OUT[_p._NATIVE_DTYPE[c.dtype.name]]
+            npt = _cparse.NP_OUT[_cparse.NATIVE_DTYPE[c.dtype.name]]
             layout.append(("dense", c.key, carver.add(shape, npt), count, shape))
     for m, (key, dt) in enumerate(plan.var):
         total = lib.tfn_parser_total(p, nd + m)
@@ -350,12 +351,12 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
             vals, splits, idx = where
             where = vals
             sp = arrays[splits]
-            _ffi.check(lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(
+            _c.check(lib.tfn_parser_row_splits(p, j, ffi.cast("int64_t *", ffi.from_buffer(
                 sp)), err), err)
             var[key + "\0splits"] = sp
             if idx is not None:
                 ia = arrays[idx]
-                _ffi.check(lib.tfn_parser_sparse_indices(
+                _c.check(lib.tfn_parser_sparse_indices(
                     p, j, ffi.cast("int64_t *", ffi.from_buffer(ia)) if count else spare,
                     err), err)
                 var[key + "\0indices"] = ia
@@ -371,7 +372,7 @@ def _scan_fill(plan, serialized, names, single, seq_lengths=False):
         keep.append(outs[j].values)
     _fill(p, outs, [c for _, _, _, c, _ in layout], err)
     for target, key, views, count, shape in post:
-        target[key] = _p._bytes_objects(views[:count], count).reshape(shape)
+        target[key] = _cparse.bytes_objects(views[:count], count).reshape(shape)
     del keep, recs
     return n, dense, var
 
@@ -391,7 +392,7 @@ def _fill(p, outs, counts, err):
     if sum(counts) < _SPLIT_VALUES or sum(1 for c in counts if c) < 2 or not _two_cores():
         rc = lib.tfn_parser_fill(p, outs, err)
         if rc < 0:
-            raise _p._parse_err(rc, err)
+            raise _cparse.parse_error(rc, err)
         return
     nf = len(counts)
     mine, theirs = ffi.new("tfn_output[]", nf), ffi.new("tfn_output[]", nf)
@@ -400,7 +401,7 @@ def _fill(p, outs, counts, err):
         side = 0 if load[0] <= load[1] else 1
         load[side] += counts[j] + 1
         (mine if side == 0 else theirs)[j] = outs[j]
-    err2 = _ffi.new_error()
+    err2 = _c.new_error()
     if not _FILL_POOL:
         from concurrent.futures import ThreadPoolExecutor
         _FILL_POOL.append(ThreadPoolExecutor(1, thread_name_prefix="tfnano-fill"))
@@ -408,9 +409,9 @@ def _fill(p, outs, counts, err):
     rc = lib.tfn_parser_fill(p, mine, err)
     rc2 = job.result()
     if rc < 0:  # (the kinds' outputs have no int32 range checks: fills do not fail)
-        raise _p._parse_err(rc, err)
+        raise _cparse.parse_error(rc, err)
     if rc2 < 0:
-        raise _p._parse_err(rc2, err2)
+        raise _cparse.parse_error(rc2, err2)
 
 
 _CORES = []

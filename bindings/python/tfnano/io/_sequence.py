@@ -7,15 +7,12 @@ import re
 
 import numpy as np
 
-from .. import _ffi
 from .. import _parsing as _p
+from .._c import parse as _cparse
 from .. import dtypes as _dt
 from .._tensor import as_tensor
 from ..ragged import _check_equal
 from . import _kinds
-
-ffi = _ffi.ffi
-lib = _ffi.lib
 
 
 def _invalid(msg):
@@ -33,7 +30,7 @@ def _check_sequence_features(features):
         dt = _kinds._dtype(f.dtype)
         if dt is None:
             raise ValueError("Missing type for feature %s. Received feature=%s." % (key, f))
-        if dt.name not in _p._NATIVE_DTYPE:
+        if dt.name not in _cparse.NATIVE_DTYPE:
             raise _invalid("Value for attr 'feature_list_dense_types' of %s is not in the "
                            "list of allowed values: float, int64, string"
                            % _p._TF_NAMES.get(dt.name, dt.name))
@@ -69,66 +66,8 @@ _PER_RECORD = {}
 
 
 def _read_lists(recs, names_v, configs):
-    """tfn_sequence_lists for the whole batch: buffers sized from the last batch's
-    counts (a counting pass first when there is none), one retry when short."""
-    k = len(configs)
-    n = recs.n
-    cfg = ffi.new("tfn_list_config[]", max(k, 1))
-    keep = []
-    for j, (key, _, _, dt) in enumerate(configs):
-        kb = ffi.new("char[]", key.encode("utf-8"))
-        keep.append(kb)
-        cfg[j].key, cfg[j].key_len = kb, len(key.encode("utf-8"))
-        cfg[j].dtype = _p._NATIVE_DTYPE[dt.name]
-    outs = ffi.new("tfn_list_output[]", max(k, 1))
-    err = _ffi.new_error()
-    sizes = []
-    for key, _, _, dt in configs:
-        g = _PER_RECORD.get((key, dt.name))
-        sizes.append(None if g is None else (int(g[0] * n * 1.25) + 8, int(g[1] * n * 1.25) + 8))
-    if any(sz is None for sz in sizes):  # no guess yet: count first
-        rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
-        if rc < 0:
-            raise _p._parse_err(rc, err)
-        sizes = [(outs[j].steps, outs[j].values) for j in range(k)]
-    for attempt in range(2):
-        result, post = [], []
-        for j, (key, _, _, dt) in enumerate(configs):
-            steps, nvals = sizes[j]
-            ex_splits = np.empty(n + 1, dtype=np.int64)
-            st_splits = np.empty(steps + 1, dtype=np.int64)
-            present = np.empty(max(n, 1), dtype=np.uint8)
-            if dt is _dt.string:
-                vals = np.zeros((max(nvals, 1), 2), dtype=np.uint64)
-                post.append((j, vals))
-            else:
-                vals = np.empty(max(nvals, 1), dtype=dt.as_numpy_dtype)
-            o = outs[j]
-            o.steps, o.values = steps, nvals
-            o.example_splits = ffi.cast("int64_t *", ffi.from_buffer(ex_splits))
-            o.step_splits = ffi.cast("int64_t *", ffi.from_buffer(st_splits))
-            o.values_out = ffi.from_buffer(vals)
-            o.present = ffi.cast("uint8_t *", ffi.from_buffer(present))
-            keep.extend((ex_splits, st_splits, vals, present))
-            result.append([ex_splits, st_splits, vals, present[:n]])
-        rc = lib.tfn_sequence_lists(recs.views, n, names_v, cfg, k, outs, err)
-        if rc == lib.TFN_E_BUF_TOO_SMALL and attempt == 0:
-            sizes = [(outs[j].steps, outs[j].values) for j in range(k)]
-            continue
-        if rc < 0:
-            raise _p._parse_err(rc, err)
-        break
-    for j, (key, _, _, dt) in enumerate(configs):
-        steps, nvals = outs[j].steps, outs[j].values
-        if n:
-            _PER_RECORD[(key, dt.name)] = (steps / n, nvals / n)
-        r = result[j]
-        r[1] = r[1][:steps + 1]
-        r[2] = r[2][:nvals]
-    for j, vals in post:
-        nvals = outs[j].values
-        result[j][2] = _p._bytes_objects(vals[:nvals], nvals)
-    return result
+    """The feature lists of the batch (tfnano._c.parse.sequence_lists)."""
+    return _cparse.sequence_lists(recs, names_v, configs, _PER_RECORD)
 
 
 def _name(names, i):

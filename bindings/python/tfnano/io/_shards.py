@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 from .._progress import Progress
-from .._record import TFRecordWriter, _record_bytes
+from .tf_record import TFRecordWriter, record_bytes
 
 DEFAULT_BYTES_PER_SHARD = 100 * 1000 * 1000  # ~100 MB before compression
 _FRAMING = 16
@@ -24,8 +24,8 @@ def _sliceable(col):
 
 def _column_records(columns):
     """(total rows, iterator of (data, offsets) chunks) for a dict of columns."""
-    from .._columns import _num_rows, encode_columns
-    n = _num_rows(columns)
+    from .._c.columns import num_rows, encode_columns
+    n = num_rows(columns)
     if not all(_sliceable(c) for c in columns.values()):
         return n, iter([encode_columns(columns, n)])
 
@@ -39,7 +39,7 @@ def _column_records(columns):
 def _as_record(item):
     if hasattr(item, "SerializeToString"):
         return item.SerializeToString()
-    return _record_bytes(item)
+    return record_bytes(item)
 
 
 def _records(data):

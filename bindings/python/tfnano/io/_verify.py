@@ -4,16 +4,7 @@ stream), for `tfnano verify` and for anyone checking shards before training."""
 import collections
 import os
 
-DamagedRange = collections.namedtuple("DamagedRange", "offset length record_index reason")
-DamagedRange.__doc__ = """Bytes a reader skipped: [offset, offset + length) of the
-(decompressed) stream, before the record numbered record_index (the count of good
-records before it); reason: what was found first there ("bad length CRC", "bad data
-CRC", "length runs past the end")."""
-
-
-class DamagedRecordsWarning(UserWarning):
-    """Issued by readers with on_damage="warn" for every damaged range they skip."""
-
+from .._c.record import DamagedRange, DamagedRecordsWarning  # noqa: F401 (tfnano.io's)
 
 VerifyReport = collections.namedtuple(
     "VerifyReport", "path compression records payload_bytes damaged skipped_bytes error ok")
@@ -36,9 +27,10 @@ def verify_records(path, compression=None, buffer_size=1 << 20):
     ranges skipped, and returns a VerifyReport. compression: None detects it (plain,
     ZLIB or GZIP), else "", "ZLIB" or "GZIP" as TFRecordDataset's compression_type.
     Raises only when the file cannot be opened (NotFoundError, ...)."""
-    from .. import _crecord, errors
-    from .._record import _tf_compression
-    comp = "AUTO" if compression is None else _tf_compression(compression)
+    from .. import errors
+    from .._c import record as _crecord
+    from .tf_record import tf_compression
+    comp = "AUTO" if compression is None else tf_compression(compression)
     source = path if hasattr(path, "read") else os.fspath(path)
     if isinstance(source, bytes):
         source = os.fsdecode(source)
@@ -57,11 +49,10 @@ def verify_records(path, compression=None, buffer_size=1 << 20):
             data, offsets = got
             records += len(offsets) - 1
             payload += len(data)
-        detected = _crecord.lib.tfn_record_reader_compression(r._r)
+        detected = r.compression()
     finally:
         skipped, skipped_bytes = list(r.skipped), r.skipped_bytes
         r.close()
-    names = {_crecord.lib.TFN_COMPRESSION_ZLIB: "ZLIB", _crecord.lib.TFN_COMPRESSION_GZIP: "GZIP"}
-    return VerifyReport(path=r.name, compression=names.get(detected, ""), records=records,
+    return VerifyReport(path=r.name, compression=detected if detected in ("ZLIB", "GZIP") else "", records=records,
                         payload_bytes=payload, damaged=skipped, skipped_bytes=skipped_bytes,
                         error=error, ok=not skipped and error is None)

@@ -25,10 +25,8 @@ import sys
 import numpy as np
 
 from .. import errors
-from .. import _ffi
-
-ffi = _ffi.ffi
-lib = _ffi.lib
+from .._c import index as _cindex
+from .._c.record import Reader
 
 SUFFIXES = (".idx", ".index", ".tfindex")
 _HEADER = 12   # length (8) + length CRC (4)
@@ -117,15 +115,7 @@ class RecordIndex:
         """Parses index text ("offset length" per line; the C parser checks it)."""
         if isinstance(text, str):
             text = text.encode("ascii", "replace")
-        out = ffi.new("tfn_record_index **")
-        err = _ffi.new_error()
-        buf = ffi.from_buffer(text) if len(text) else ffi.new("char[]", 1)
-        rc = lib.tfn_record_index_parse(buf, len(text), ffi.NULL, out, err)
-        if rc < 0:
-            exc = _ffi.exception(rc, err)
-            raise type(exc)(None, None, "%s: %s" % (name, exc.message)) if isinstance(
-                exc, errors.OpError) else exc
-        return cls._from_c(ffi.gc(out[0], lib.tfn_record_index_free))
+        return cls(*_cindex.parse(text, name))
 
     @classmethod
     def load(cls, path):
@@ -135,43 +125,21 @@ class RecordIndex:
         with open(path, "rb") as f:
             return cls.from_text(f.read(), path)
 
-    @classmethod
-    def _from_c(cls, idx):
-        n = lib.tfn_record_index_count(idx)
-        if n == 0:
-            return cls(np.zeros(0, np.int64), np.zeros(0, np.int64))
-        # One C call formats the index, numpy reads it back (no Python loop per record).
-        need = ffi.new("size_t *")
-        err = _ffi.new_error()
-        lib.tfn_record_index_format(idx, ffi.NULL, 0, need, err)
-        buf = bytearray(need[0])
-        _ffi.check(lib.tfn_record_index_format(idx, ffi.from_buffer(buf), len(buf), need, err),
-                   err)
-        flat = np.array(bytes(buf).split(), dtype=np.int64)
-        return cls(flat[0::2], flat[1::2])
-
 
 def _open_reader(path, compression):
-    from .._crecord import Reader
-    return Reader(path, compression, 1 << 20)
+    return Reader(path, compression, 1 << 20, locate=False)
 
 
 def _stream_index(path, compression):
     """Offsets in the decompressed stream, from the lengths of a batched read."""
     r = _open_reader(path, compression)
-    views = np.empty((4096, 2), dtype=np.uint64)
-    vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(views))
-    got = ffi.new("size_t *")
     lengths = []
     try:
         while True:
-            rc = lib.tfn_record_reader_next_batch(r._r, vptr, 4096, got, r._err)
-            if rc == lib.TFN_END:
+            got = r.lengths_batch(4096)
+            if got is None:
                 break
-            if rc < 0:
-                from .._crecord import _raise
-                _raise(rc, r._err)
-            lengths.append(views[:got[0], 1].astype(np.int64) + _OVERHEAD)
+            lengths.append(got.astype(np.int64) + _OVERHEAD)
     finally:
         r.close()
     lens = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
@@ -191,21 +159,15 @@ def build_index(path, compression=None, out=None):
     comp = _compression_name(compression)
     if comp in (None, ""):
         r = _open_reader(path, "AUTO" if comp is None else "")
-        out_idx = ffi.new("tfn_record_index **")
         try:
-            rc = lib.tfn_record_index_build(r._r, ffi.NULL, out_idx, r._err)
-            detected = lib.tfn_record_reader_compression(r._r)
-            if rc < 0 and not (comp is None and detected in (lib.TFN_COMPRESSION_GZIP,
-                                                             lib.TFN_COMPRESSION_ZLIB)):
-                from .._crecord import _raise
-                _raise(rc, r._err)
+            arrays = _cindex.build(r, compressed_ok=comp is None)
+            detected = r.compression()
         finally:
             r.close()
-        if rc >= 0:
-            index = RecordIndex._from_c(ffi.gc(out_idx[0], lib.tfn_record_index_free))
+        if arrays is not None:
+            index = RecordIndex(*arrays)
         else:
-            comp = "GZIP" if detected == lib.TFN_COMPRESSION_GZIP else "ZLIB"
-            index = _stream_index(path, comp)
+            index = _stream_index(path, detected)
     else:
         index = _stream_index(path, comp)
     if out is not None:
@@ -279,9 +241,9 @@ def _detect(path):
     except errors.OpError:
         pass
     finally:
-        c = lib.tfn_record_reader_compression(r._r)
+        c = r.compression()
         r.close()
-    return {lib.TFN_COMPRESSION_GZIP: "GZIP", lib.TFN_COMPRESSION_ZLIB: "ZLIB"}.get(c, "")
+    return c if c in ("GZIP", "ZLIB") else ""
 
 
 def _save_somewhere(idx, path, cache_dir):
@@ -341,28 +303,13 @@ class TFRecordFile:
     # ------------------------------------------------------------ compressed files
     def _seek_points(self):
         if self._sp is None:
-            out = ffi.new("tfn_seekpoints **")
-            err = _ffi.new_error()
-            c = lib.TFN_COMPRESSION_GZIP if self.compression == "GZIP" else \
-                lib.TFN_COMPRESSION_ZLIB
-            rc = lib.tfn_seekpoints_build(self.path.encode("utf-8", "surrogateescape"), c,
-                                          self.seek_spacing, ffi.NULL, out, err)
-            if rc < 0:
-                from .._crecord import _raise
-                _raise(rc, err)
-            self._sp = ffi.gc(out[0], lib.tfn_seekpoints_free)
-            if lib.tfn_seekpoints_total(self._sp) < self.index.end:
+            self._sp = _cindex.SeekPoints(self.path, self.compression, self.seek_spacing)
+            if self._sp.total < self.index.end:
                 raise errors.DataLossError(
                     None, None, "%s: the stream inflates to %d bytes but its index ends at "
                     "%d (the index is stale: delete it to rebuild)"
-                    % (self.path, lib.tfn_seekpoints_total(self._sp), self.index.end))
-            self._spath = self.path.encode("utf-8", "surrogateescape")
-            self._err = _ffi.new_error()
-            self._pp = ffi.new("const uint8_t **")
-            self._pl = ffi.new("size_t *")
-            self._consumed = ffi.new("size_t *")
-            self._flags = (lib.TFN_UNFRAME_DEFAULT if self.verify
-                           else lib.TFN_UNFRAME_NO_PAYLOAD_CRC)
+                    % (self.path, self._sp.total, self.index.end))
+            self._unframer = _cindex.Unframer(self.verify)
         return self._sp
 
     def _gather_compressed(self, idx):
@@ -378,8 +325,6 @@ class TFRecordFile:
         lens = self.index.lengths[idx]
         order = np.argsort(offs, kind="stable")
         so, sl = offs[order].tolist(), lens[order].tolist()
-        got = ffi.new("size_t *")
-        err = self._err
         k = 0
         while k < n:
             start, stop = so[k], so[k] + sl[k]
@@ -388,34 +333,23 @@ class TFRecordFile:
                 stop = max(stop, so[e] + sl[e])
                 e += 1
             buf = bytearray(stop - start)
-            cbuf = ffi.from_buffer(buf)
-            rc = lib.tfn_seekpoints_read(sp, self._spath, start, cbuf, len(buf), got, err)
-            if rc < 0:
-                from .._crecord import _raise
-                _raise(rc, err)
-            if got[0] != len(buf):
+            got = sp.read(start, buf)
+            if got != len(buf):
                 raise errors.DataLossError(None, None, "%s: the stream ends at %d, before "
                                            "record bytes %d..%d the index names (stale "
-                                           "index?)" % (self.path, start + got[0], start, stop))
+                                           "index?)" % (self.path, start + got, start, stop))
+            base, cbuf = _cindex.address(buf)
             keep.append((buf, cbuf))
-            ptr = ffi.cast("uint8_t *", cbuf)
             for q in range(k, e):
                 j = int(order[q])
                 at = so[q] - start
-                rc = lib.tfn_record_unframe(ptr + at, sl[q], self._flags, self._pp, self._pl,
-                                            self._consumed, err)
-                if rc != lib.TFN_OK or self._consumed[0] != sl[q]:
-                    if rc == lib.TFN_OK or rc == lib.TFN_END:
-                        raise errors.DataLossError(
-                            None, None, "%s: record %d at stream offset %d is not the %d "
-                            "bytes the index says (stale index?)"
-                            % (self.path, int(idx[j]), so[q], sl[q]))
-                    from .._crecord import _raise
-                    err.offset += so[q]
-                    err.record_index = int(idx[j])
-                    _raise(rc, err)
-                out[j, 0] = int(ffi.cast("uintptr_t", self._pp[0]))
-                out[j, 1] = self._pl[0]
+                got = self._unframer.unframe(base + at, sl[q], so[q], int(idx[j]))
+                if got is None:
+                    raise errors.DataLossError(
+                        None, None, "%s: record %d at stream offset %d is not the %d "
+                        "bytes the index says (stale index?)"
+                        % (self.path, int(idx[j]), so[q], sl[q]))
+                out[j, 0], out[j, 1] = got
             k = e
         return out, keep
 
@@ -444,21 +378,13 @@ class TFRecordFile:
                 raise errors.DataLossError(
                     None, None, "%s: the file has %d bytes but its index ends at %d (the "
                     "index is stale: delete it to rebuild)" % (self.path, size, self.index.end))
-            self._pp = ffi.new("const uint8_t **")
-            self._pl = ffi.new("size_t *")
-            self._consumed = ffi.new("size_t *")
-            self._err = _ffi.new_error()
-            self._flags = (lib.TFN_UNFRAME_DEFAULT if self.verify
-                           else lib.TFN_UNFRAME_NO_PAYLOAD_CRC)
+            self._unframer = _cindex.Unframer(self.verify)
             if size == 0:
                 self._mm, self._keep, self._base = b"", None, 0
-                self._ptr = ffi.NULL
                 return self._mm
             with open(self.path, "rb") as f:
                 self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            self._keep = ffi.from_buffer(self._mm)
-            self._base = int(ffi.cast("uintptr_t", self._keep))
-            self._ptr = ffi.cast("uint8_t *", self._keep)
+            self._base, self._keep = _cindex.address(self._mm)
         return self._mm
 
     def __len__(self):
@@ -473,34 +399,12 @@ class TFRecordFile:
         payload views as a (n, 2) uint64 array of (address, length)."""
         self._map()
         n = stop - first
-        views = np.empty((max(n, 1), 2), dtype=np.uint64)
         if n <= 0:
-            return views[:0]
+            return np.empty((0, 2), dtype=np.uint64)
         start, span = self._frame_span(first, stop - 1)
-        err = _ffi.new_error()
-        opts = ffi.new("tfn_record_reader_options *")
-        lib.tfn_record_reader_options_init(opts)
-        opts.skip_payload_crc = 0 if self.verify else 1
-        name = ffi.new("char[]", self.path.encode("utf-8", "replace"))
-        opts.name = name
-        out = ffi.new("tfn_record_reader **")
-        rc = lib.tfn_record_reader_open_mem(ffi.cast("char *", self._base + start), span, opts,
-                                            ffi.NULL, out, err)
-        _ffi.check(rc, err)
-        r = ffi.gc(out[0], lib.tfn_record_reader_free)
-        got = ffi.new("size_t *")
-        vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(views))
-        done = 0
-        while done < n:
-            rc = lib.tfn_record_reader_next_batch(r, vptr + done, n - done, got, err)
-            if rc < 0:
-                from .._crecord import _raise
-                err.offset += start
-                err.record_index += first
-                _raise(rc, err)
-            if rc == lib.TFN_END:
-                break
-            done += got[0]
+        views = _cindex.check_run(self._base + start, span, n, self.path, self.verify,
+                                  first, start)
+        done = len(views)
         if done != n:
             raise errors.DataLossError(None, None, "%s: %d records from record %d expected "
                                        "by the index, %d found (stale index?)"
@@ -515,18 +419,12 @@ class TFRecordFile:
         """(pointer, length) of record i's payload after one C call checking it."""
         off = int(self.index.offsets[i])
         ln = int(self.index.lengths[i])
-        rc = lib.tfn_record_unframe(self._ptr + off, ln, self._flags, self._pp, self._pl,
-                                    self._consumed, self._err)
-        if rc != lib.TFN_OK or self._consumed[0] != ln:
-            if rc == lib.TFN_OK or rc == lib.TFN_END:
-                raise errors.DataLossError(None, None, "%s: record %d at offset %d is not "
-                                           "the %d bytes the index says (stale index?)"
-                                           % (self.path, i, off, ln))
-            from .._crecord import _raise
-            self._err.offset += off
-            self._err.record_index = i
-            _raise(rc, self._err)
-        return self._pp[0], self._pl[0]
+        got = self._unframer.unframe(self._base + off, ln, off, i)
+        if got is None:
+            raise errors.DataLossError(None, None, "%s: record %d at offset %d is not "
+                                       "the %d bytes the index says (stale index?)"
+                                       % (self.path, i, off, ln))
+        return got
 
     def views(self, indices):
         """Payload views of records `indices` (any order) as an (n, 2) uint64 array of
@@ -580,11 +478,11 @@ class TFRecordFile:
         if self.compression:
             v, keep = self.gather([i])
             ln = int(v[0, 1])
-            return ffi.buffer(ffi.cast("char *", int(v[0, 0])), ln)[:] if ln else b""
+            return _cindex.bytes_at(int(v[0, 0]), ln)
         if self._mm is None:
             self._map()
         p, ln = self._unframe(i)
-        return ffi.buffer(p, ln)[:] if ln else b""
+        return _cindex.bytes_at(p, ln)
 
     def __iter__(self):
         for i in range(len(self)):

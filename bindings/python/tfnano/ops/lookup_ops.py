@@ -4,7 +4,7 @@ errors (checked against TensorFlow 2.21).
 
 A table is immutable once made. String and integer keys go into a C hash table
 (lib/base/table.c: open addressing over the keys' Fingerprint64), built once; a lookup
-of a whole tensor is one C call over views of its strings (tfnano._strviews, the GIL
+of a whole tensor is one C call over views of its strings (tfnano._c.strviews, the GIL
 released for big inputs), so ``table.lookup`` in a traced tf.data map runs batched.
 StaticVocabularyTable sends keys missing from the vocabulary to ``vocab_size +
 Fingerprint64(key) % num_oov_buckets`` (tf.strings.to_hash_bucket_fast, bit-exact;
@@ -248,7 +248,7 @@ def _column(items, dtype):
 
 class _Entries:
     """Immutable key -> value data. String and integer keys (int64 and narrower) go
-    into a C hash table (tfnano._strviews, lib/base/table.c) that gives each key's row:
+    into a C hash table (tfnano._c.strviews, lib/base/table.c) that gives each key's row:
     the index of its first occurrence in the keys given, into `all_values`. Other key
     dtypes are kept sorted (searchsorted). `keys` / `values`: the distinct keys and
     their values, in the order given."""
@@ -260,7 +260,7 @@ class _Entries:
         self.table = None
         if key_dtype == _dt.string or keys.dtype.kind == "i" or (
                 keys.dtype.kind == "u" and keys.dtype.itemsize < 8):
-            from .. import _strviews
+            from .._c import strviews as _strviews
             if key_dtype == _dt.string:
                 self.table, first = _strviews.new_string_table(keys)
             else:
@@ -297,11 +297,11 @@ class _Entries:
 
     def find(self, flat, tensor=None):
         """Row of each key of `flat` (a 1-D array; `tensor`, the tensor it comes from,
-        lends its packed strings: tfnano._strviews.packed) in all_values,
+        lends its packed strings: tfnano._c.strviews.packed) in all_values,
         len(all_values) where missing."""
         missing = len(self.all_values)
         if self.table is not None:
-            from .. import _strviews
+            from .._c import strviews as _strviews
             if self.int_keys:
                 return _strviews.find_int64(self.table, flat, missing)
             return _strviews.find_strings(self.table, flat, missing, tensor)
@@ -505,7 +505,7 @@ class StaticVocabularyTable(_Lookup):
         """TensorFlow's ids: the table's value, or where that is its default (-1, also
         for a key whose value is -1) vocab_size + Fingerprint64(key) % num_oov_buckets
         (integer keys: of their decimal text); one C call (tfn_table_vocab_*)."""
-        from .. import _strviews
+        from .._c import strviews as _strviews
         flat = a.reshape(-1)
         t = self._table
         if t is None:  # no vocabulary: every key hashed
@@ -528,7 +528,7 @@ class StaticVocabularyTable(_Lookup):
 
 def __getattr__(name):
     if name == "experimental":  # the mutable tables, imported when first asked for
-        from . import lookup_experimental
+        from . import lookup_experimental  # lazy door: lookup_experimental imports this module
         return lookup_experimental
     if name.startswith("__"):
         raise AttributeError(name)

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from .. import _strviews as _sv
+from .._c import strviews as _sv
 from .. import dtypes as _dt
 from .._trace import traceable
 from ..errors import InvalidArgumentError
@@ -42,7 +42,7 @@ def _map(fn, a, otype=object):
 
 
 def _bytes_map(a, op):
-    """An ASCII map (tfnano._strviews: lower, upper, strip) of every string of `a`."""
+    """An ASCII map (tfnano._c.strviews: lower, upper, strip) of every string of `a`."""
     return _sv.bytes_map(a, op).reshape(a.shape)
 
 
@@ -93,7 +93,7 @@ def _rows_batch(name):
            rows="make")
 def split(input, sep=None, maxsplit=-1, name=None):  # noqa: A002
     """``tf.strings.split``: on runs of ASCII whitespace (sep None or "") or on `sep`,
-    with TensorFlow's maxsplit rules (tfnano._strviews.split_one); a 1-D tensor for a
+    with TensorFlow's maxsplit rules (tfnano._c.strviews.split_one); a 1-D tensor for a
     scalar, else a RaggedTensor with one more dimension. The tokens are made in C."""
     a = _strings(input, "StringSplitV2")
     if isinstance(sep, np.ndarray):
@@ -420,7 +420,7 @@ def _spec_scalar_string():
 
 # ------------------------------------------------------------------ hash buckets
 # The hashes are C (lib/base/hash.c, bit-exact with TensorFlow): the strings are handed
-# to one tfn_hash_views call where they lie (tfnano._strviews).
+# to one tfn_hash_views call where they lie (tfnano._c.strviews).
 
 _FINGERPRINT64, _TF_HASH64, _SIPHASH24 = 1, 2, 3  # tfn_hash_kind
 
@@ -439,9 +439,9 @@ def _num_buckets(num_buckets, op, input_name="input"):
 
 def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None, tensor=None):
     """The hash (`num_buckets` 0) or bucket of each string of a 1-D object array of
-    bytes, as uint64, in one C call over views of the strings (tfnano._strviews;
+    bytes, as uint64, in one C call over views of the strings (tfnano._c.strviews;
     `tensor`, the tensor `flat` comes from, lends its packed strings)."""
-    from .._strviews import hash_strings
+    from .._c.strviews import hash_strings
     return hash_strings(flat, kind, num_buckets, key, tensor)
 
 

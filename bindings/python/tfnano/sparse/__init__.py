@@ -105,7 +105,7 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """``tf.sparse.to_dense``: the dense array, `default_value` (0 / b"") elsewhere.
     With validate_indices, indices must be in range, sorted and unique, as in TF."""
     if type(sp_input).__name__ == "Symbol":  # in a traced tf.data map function
-        from ..io import _traced_kinds
+        from ..io import _traced_kinds  # lazy door: io's traced rules import sparse
         return _traced_kinds.to_dense(sp_input, default_value, validate_indices, name)
     return _to_dense_impl(sp_input, default_value, validate_indices, name)
 

@@ -10,11 +10,12 @@ tfnano.Parser and torch's copy.
 import numpy as np
 import torch
 
-from .. import _ffi
+from .. import _c
 from .. import _parsing
+from .._c import parse as _cparse
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _TORCH = {lib.TFN_INT64: torch.int64, lib.TFN_INT32: torch.int32,
           lib.TFN_FLOAT32: torch.float32}
@@ -49,11 +50,9 @@ def parse_shared(state, recs):
     tensor."""
     spec, features = state
     p = spec.parser()
-    err = _ffi.new_error()
+    err = _c.new_error()
     n = recs.n
-    rc = lib.tfn_parser_scan(p, recs.views, n, ffi.NULL, lib.TFN_PARSE_BATCH, err)
-    if rc < 0:
-        raise _parsing._parse_err(rc, err)
+    _cparse.scan_batch(p, recs.views, n, err)
     outs = ffi.new("tfn_output[]", max(1, len(features)))
     # Pass 1: shapes and where each tensor goes in the block.
     plan = []
@@ -70,7 +69,7 @@ def parse_shared(state, recs):
     slots = []
     for j, key, dtype, shape, stride, seq in features:
         if seq:
-            rows = spec.maxlen if spec.maxlen is not None else lib.tfn_parser_max_rows(p, j)
+            rows = spec.maxlen if spec.maxlen is not None else _cparse.max_rows(p, j)
             full = (n, rows) + shape
             outs[j].max_rows = rows if spec.maxlen is not None else -1
             extra = None
@@ -98,7 +97,5 @@ def parse_shared(state, recs):
         if extra is not None:
             outs[j].mask = ffi.cast("uint8_t *", base + plan[extra[0]][3])
             outs[j].lengths = ffi.cast("int64_t *", base + plan[extra[1]][3])
-    rc = lib.tfn_parser_fill(p, outs, err)
-    if rc < 0:
-        raise _parsing._parse_err(rc, err)
+    _cparse.fill(p, outs, err)
     return result

@@ -5,16 +5,16 @@ seek_points=False, one sequential reader per file that moves forward (going back
 reopens the file and skips)."""
 import numpy as np
 
-from .. import _ffi
+from .. import _c
 from .._parsing import _Records
 from ..io.index import TFRecordFile
 
-ffi = _ffi.ffi
+ffi = _c.ffi
 
 
 class _Stream:
     def __init__(self, path, compression):
-        from .._crecord import Reader
+        from .._c.record import Reader
         self.reader = Reader(path, compression, 1 << 20)
         self.next = 0
 

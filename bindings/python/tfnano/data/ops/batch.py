@@ -147,6 +147,7 @@ class BatchNode(plan.Node):
             return MapBatchNode(up, self.batch_size, self.drop_remainder)
         from .filter import FilterNode
         if type(up) is FilterNode:
+            # lazy door: fusion (to go to data/optimize.py)
             from .filter_batch import FilterBatchNode, fusable
             found = fusable(up)
             if found is not None:

@@ -61,9 +61,9 @@ class MapNode(plan.Node):
 
     def rewrite(self, options):
         up = self.inputs[0]
-        from .batch import BatchNode
+        from .batch import BatchNode  # lazy door: fusion (to go to data/optimize.py)
         if type(self) is MapNode and type(up) is BatchNode:
-            from .. import native
+            from .. import native  # lazy door: fusion (to go to data/optimize.py)
             if native.enabled():
                 settings, _ = native.route(self, up.inputs[0], "parse_example")
                 if settings is not None:

@@ -22,7 +22,7 @@ def _plain(el):
 
 
 def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
-    from ..._record import TFRecordWriter
+    from ...io.tf_record import TFRecordWriter
     from ...io.gfile import gfile
     if not gfile.exists(path):
         gfile.makedirs(path)
@@ -51,7 +51,7 @@ class LoadNode(plan.Node):
         return self.spec
 
     def stage(self, ctx):
-        from ..._record import tf_record_iterator
+        from ...io.tf_record import tf_record_iterator
         it = tf_record_iterator(os.path.join(self.path, _ELEMENTS),
                                 options=self.compression or "")
         return plan.IterStage(structure.normalize(pickle.loads(r)) for r in it)

@@ -13,7 +13,7 @@ class TFRecordWriter:
         self._compression = compression_type or ""
 
     def write(self, dataset):
-        from ..._record import TFRecordWriter as _Writer
+        from ...io.tf_record import TFRecordWriter as _Writer
         spec = dataset.element_spec
         dtype = getattr(spec, "dtype", None)
         if spec is not None and (not hasattr(spec, "dtype") or

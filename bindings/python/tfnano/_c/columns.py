@@ -2,11 +2,11 @@
 Python object per example or per value (tfn_encode_columns)."""
 import numpy as np
 
-from . import _ffi
-from ._outbuf import POOL
+from .. import _c
+from .outbuf import POOL
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 
 def _numeric(arr):
@@ -134,7 +134,7 @@ def _native_columns(columns, n):
     return arr, len(cols), keep
 
 
-def _num_rows(columns):
+def num_rows(columns):
     for v in columns.values():
         if isinstance(v, tuple) and len(v) == 2 and not _is_bytes_like(v[0]):
             return len(v[1]) - 1
@@ -148,21 +148,21 @@ def _num_rows(columns):
 _bytes_per_example = [0.0]
 
 
-def _encode_into_pool(columns, n):
+def encode_into_pool(columns, n):
     """Serializes the columns into pooled memory (see _outbuf; no page faults once
     warm): (block, size, offsets: uint64 ndarray of n+1). The block is reused after
     it is garbage, so callers copy out of it."""
     if n is None:
-        n = _num_rows(columns)
+        n = num_rows(columns)
     arr, ncols, keep = _native_columns(columns, n)
-    err = _ffi.new_error()
+    err = _c.new_error()
     offsets = np.empty(n + 1, dtype=np.uint64)
     offsets_ptr = ffi.cast("uint64_t *", ffi.from_buffer(offsets))
     written = ffi.new("size_t *")
     guess = int(_bytes_per_example[0] * n * 1.125) + 4096
     if _bytes_per_example[0] == 0.0:
         total = ffi.new("uint64_t *")
-        _ffi.check(lib.tfn_encode_columns_size(arr, ncols, n, ffi.NULL, total, err), err)
+        _c.check(lib.tfn_encode_columns_size(arr, ncols, n, ffi.NULL, total, err), err)
         guess = max(int(total[0]), 1)
     block = POOL.take(guess)
     rc = lib.tfn_encode_columns(arr, ncols, n, ffi.from_buffer(block), len(block),
@@ -171,7 +171,7 @@ def _encode_into_pool(columns, n):
         block = POOL.take(max(int(written[0]), 1))
         rc = lib.tfn_encode_columns(arr, ncols, n, ffi.from_buffer(block), len(block),
                                     offsets_ptr, written, err)
-    _ffi.check(rc, err)
+    _c.check(rc, err)
     size = int(written[0])
     if n:
         _bytes_per_example[0] = size / n
@@ -181,7 +181,7 @@ def _encode_into_pool(columns, n):
 
 def encode_columns(columns, n=None):
     """Serializes the columns into (data: bytes, offsets: uint64 ndarray of n+1)."""
-    block, size, offsets = _encode_into_pool(columns, n)
+    block, size, offsets = encode_into_pool(columns, n)
     return block[:size].tobytes(), offsets
 
 
@@ -198,7 +198,7 @@ def serialize_columns(columns, n=None, as_buffer=False):
     """
     if as_buffer:
         return encode_columns(columns, n)
-    block, _, offsets = _encode_into_pool(columns, n)
+    block, _, offsets = encode_into_pool(columns, n)
     view = memoryview(block)
     o = offsets.tolist()
     return [view[o[i]:o[i + 1]].tobytes() for i in range(len(o) - 1)]

@@ -15,9 +15,10 @@ Python: same results, slower.
 """
 import numpy as np
 
-from . import _malloc, _native
-from ._ffi import PY_API, check, new_error
-from ._native import ffi, lib
+from .. import _native
+from . import malloc as _malloc
+from . import PY_API, check, new_error
+from .._native import ffi, lib
 
 WALK = bool(PY_API & 1)     # the walker is installed
 BUFFERS = bool(PY_API & 2)  # it reads object arrays (else it is given lists)

@@ -1,14 +1,14 @@
-"""TFRecord files: TFRecordOptions, TFRecordWriter, TFRecordDataset and record
-readers, on the C library's TFRecord API (_crecord: paths through its file back end
-with the GIL released; any Python file object through a callback table, one call per
-buffer)."""
+"""TFRecord files (where TensorFlow keeps them, python/lib/io/tf_record.py):
+TFRecordOptions, TFRecordWriter, tf_record_iterator and the record readers behind
+TFRecordDataset, on tfnano._c.record (paths through the C file back end with the GIL
+released; any Python file object through a callback table, one call per buffer)."""
 import os
 import threading
 
 import numpy as np
 
-from . import errors
-from ._tensor import as_tensor
+from .. import errors
+from .._tensor import as_tensor
 
 
 class TFRecordCompressionType:
@@ -73,17 +73,17 @@ def _options(options):
 
 
 def _backend():
-    from . import _crecord
+    from .._c import record as _crecord
     return _crecord
 
 
-def _filename_error(value):
+def filename_error(value):
     """TensorFlow's error for a file name that is not a string (None, a number)."""
     if value is None:
         return ValueError("Attempt to convert a value (None) with an unsupported type "
                           "(<class 'NoneType'>) to a Tensor.")
-    from . import dtypes
-    from ._tensor import _infer
+    from .. import dtypes
+    from .._tensor import _infer
     try:
         name = dtypes.as_dtype(np.asarray(_infer(value)).dtype).name
     except (TypeError, ValueError):
@@ -92,20 +92,20 @@ def _filename_error(value):
                      "`tf.%s` elements." % name)
 
 
-def _fspath(p):
+def fspath(p):
     if isinstance(p, bytes):
         return os.fsdecode(p)
     if isinstance(p, np.ndarray) and p.ndim == 0:
         if p.dtype.kind in "biufc":
-            raise _filename_error(p)
+            raise filename_error(p)
         p = p.reshape(-1).tolist()[0]
         return os.fsdecode(p) if isinstance(p, bytes) else str(p)
     if p is None or isinstance(p, (bool, int, float, complex, np.number, np.bool_)):
-        raise _filename_error(p)
+        raise filename_error(p)
     return os.fspath(p)
 
 
-def _record_bytes(record):
+def record_bytes(record):
     """One record as bytes: bytes-like objects, str (UTF-8), or a scalar string tensor.
     Anything else (an int, a numeric array) is a TypeError, as in TensorFlow, instead
     of being written as whatever bytes it happens to hold."""
@@ -145,10 +145,10 @@ class TFRecordWriter:
         opts = _options(options)
         self._compression = TFRecordOptions.get_compression_type_string(opts)
         level = opts.compression_level
-        target = path if hasattr(path, "write") else _fspath(path)
+        target = path if hasattr(path, "write") else fspath(path)
         self._owned = None
-        if _is_url(target):
-            target = self._owned = _fsspec_open(target, "wb")
+        if is_url(target):
+            target = self._owned = fsspec_open(target, "wb")
         elif target.startswith("file://") if isinstance(target, str) else False:
             target = target[len("file://"):]
         self._w = _backend().Writer(target, self._compression,
@@ -171,14 +171,14 @@ class TFRecordWriter:
 
     def write(self, record):
         """Writes one record (bytes, or str as UTF-8)."""
-        record = _record_bytes(record)
+        record = record_bytes(record)
         with self._lock:
             self._check_open()
             self._w.write(record)
 
     def write_many(self, records):
         """Writes a sequence of records (one C call)."""
-        items = [_record_bytes(r) for r in records]
+        items = [record_bytes(r) for r in records]
         lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
         offsets = np.zeros(len(items) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -189,9 +189,9 @@ class TFRecordWriter:
     def write_columns(self, columns, n=None):
         """Serializes Examples from numpy columns (tfnano.serialize_columns) and writes
         them, with no Python object per example. Returns the number of records."""
-        from ._columns import _encode_into_pool
+        from .._c.columns import encode_into_pool
         self._check_open()
-        block, size, offsets = _encode_into_pool(columns, n)
+        block, size, offsets = encode_into_pool(columns, n)
         with self._lock:
             self._check_open()
             self._w.write_joined(block[:size], offsets)
@@ -277,11 +277,11 @@ class RecordBatch:
         return "RecordBatch(%d records, %d bytes)" % (len(self), len(self.data))
 
 
-def _is_url(p):
+def is_url(p):
     return isinstance(p, str) and "://" in p and not p.startswith("file://")
 
 
-def _fsspec_open(url, mode):
+def fsspec_open(url, mode):
     """gs://, s3://, memory://, http(s):// ... through fsspec, when it is installed."""
     try:
         import fsspec
@@ -296,55 +296,29 @@ def _fsspec_open(url, mode):
         raise errors.NotFoundError(None, None, "%s; No such file or directory" % url) from None
 
 
-class _OwnedReader:
-    """A reader over a file object this module opened (closed with the reader)."""
-
-    def __init__(self, f, compression, buffer_size, on_damage="raise"):
-        self._f = f
-        self._r = _backend().Reader(f, compression, buffer_size, on_damage)
-
-    def __getattr__(self, name):  # skipped, skipped_records, skipped_bytes, name
-        return getattr(self._r, name)
-
-    def next_record(self):
-        return self._r.next_record()
-
-    def read_batch(self, n, pooled=False):
-        return self._r.read_batch(n, pooled)
-
-    def close(self):
-        self._r.close()
-        self._f.close()
-
-
-def _open_reader(source, compression, buffer_size, on_damage="raise"):
+def open_reader(source, compression, buffer_size, on_damage="raise"):
     if isinstance(compression, str) and compression.upper() == "SNAPPY":
         raise errors.UnimplementedError(
             None, None, "compression_type 'SNAPPY' is not supported by tfnano (TensorFlow "
             "reads it; tfnano reads uncompressed, ZLIB and GZIP TFRecord files): rewrite "
             "them once with TensorFlow as GZIP (tf.io.TFRecordWriter(path, 'GZIP'))")
-    if _is_url(source):
-        return _OwnedReader(_fsspec_open(source, "rb"), compression, buffer_size, on_damage)
+    if is_url(source):
+        return _backend().Reader(fsspec_open(source, "rb"), compression, buffer_size,
+                                 on_damage, owns=True)
     if isinstance(source, str) and source.startswith("file://"):
         source = source[len("file://"):]
     if isinstance(source, str) and os.path.isdir(source):
-        from ._fserrors import is_a_directory
+        from .._fserrors import is_a_directory
         raise is_a_directory(source)  # TensorFlow's FailedPreconditionError, an OSError too
     return _backend().Reader(source, compression, buffer_size, on_damage)
 
 
-def _tf_compression(compression_type):
+def tf_compression(compression_type):
     if compression_type is None:
         return ""
     if isinstance(compression_type, bytes):
         compression_type = compression_type.decode()
     return str(compression_type)
-
-
-def TFRecordDataset(*args, **kwargs):  # noqa: N802
-    """``tf.data.TFRecordDataset`` (it lives in tfnano.data.readers)."""
-    from .data.readers import TFRecordDataset as _impl
-    return _impl(*args, **kwargs)
 
 
 def tf_record_iterator(path, options=None, *, on_damage="raise"):
@@ -354,7 +328,7 @@ def tf_record_iterator(path, options=None, *, on_damage="raise"):
     comp = TFRecordOptions.get_compression_type_string(_options(options))
     # 1 MiB: a read buffer that stays in the CPU's cache (with 16 MiB, 100 KiB records
     # read 40 % slower: every byte went through memory twice)
-    r = _open_reader(path if hasattr(path, "read") else _fspath(path), comp, 1 << 20,
+    r = open_reader(path if hasattr(path, "read") else fspath(path), comp, 1 << 20,
                      on_damage)
     try:
         while True:

@@ -8,7 +8,7 @@ hand finished batches over; Python only wraps them. Each item is
     ``_parsing.run(spec, records, tensors=False)`` on the same records (numeric
     outputs are numpy views of the batch's C memory, no copy; bytes features are
     object arrays of bytes);
-  - without: a ``tfnano._record.RecordBatch`` (one buffer plus offsets, also views).
+  - without: a ``tfnano.io.tf_record.RecordBatch`` (one buffer plus offsets, also views).
 
 Errors are the exception classes and messages of tfnano's readers and parse_example,
 raised at their place in the stream; iterating again goes on after them.
@@ -21,10 +21,10 @@ import threading
 
 import numpy as np
 
-from . import _ffi, errors
+from .. import _c, errors
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _WAIT_MS = 100
 _COMPRESSION = {"": lib.TFN_COMPRESSION_NONE, "ZLIB": lib.TFN_COMPRESSION_ZLIB,
@@ -144,10 +144,10 @@ class CPipeline:
             opts.images = stages
             opts.nimages = len(images)
         out = ffi.new("tfn_pipeline **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         rc = lib.tfn_pipeline_new(opts, ffi.NULL, out, err)
         if rc < 0:
-            raise _ffi.exception(rc, err)
+            raise _c.exception(rc, err)
         self._p = out[0]
         self._pid = os.getpid()
         self._out = ffi.new("tfn_pipeline_batch **")
@@ -158,7 +158,7 @@ class CPipeline:
                      ffi.new("const uint64_t **"))
 
     def _image_stages(self, images, spec):
-        from .image import _batch, _codec
+        from . import image as _cimage
         keys = [c.key for c in spec.configs]
         stages = ffi.new("tfn_pipeline_image[]", len(images))
         keep = [stages]
@@ -166,8 +166,8 @@ class CPipeline:
             if st["key"] not in keys:
                 raise ValueError("image stage %d: no feature %r in the spec" % (k, st["key"]))
             ch = int(st["channels"])
-            dopt = _codec.decode_options(channels=ch, **st.get("decode", {}))
-            bo = _batch.batch_options(st["size"], ch, method=st.get("method", "bilinear"),
+            dopt = _cimage.decode_options(channels=ch, **st.get("decode", {}))
+            bo = _cimage.batch_options(st["size"], ch, method=st.get("method", "bilinear"),
                                       dtype=st.get("dtype", "float32"),
                                       dct_scale=st.get("dct_scale", False),
                                       on_error=st.get("on_error", "raise"), decode_opt=dopt,
@@ -187,7 +187,7 @@ class CPipeline:
             keep += [bo, dopt, name]
             h, w = (int(v) for v in st["size"])
             shape = tuple(st["shape"]) if st.get("shape") is not None else (h, w, ch)
-            self._images.append((shape, _batch._DTYPES[st.get("dtype", "float32")][1]))
+            self._images.append((shape, _cimage.DTYPES[st.get("dtype", "float32")][1]))
         return stages, keep
 
     # ------------------------------------------------------------------ iteration
@@ -221,9 +221,9 @@ class CPipeline:
 
     def _exception(self, rc):
         err = self._err
-        text = _ffi.message(err)
+        text = _c.message(err)
         if rc in _READ_ERRORS:
-            from ._crecord import _exception
+            from .record import exception as _exception
             name = None
             if rc == lib.TFN_E_IO:
                 name = text.split("; ", 1)[0]
@@ -233,8 +233,8 @@ class CPipeline:
                     name = where.rsplit(", record ", 1)[0]
             return _exception(rc, err, None, name, where=True)
         # a parse error: parse_example's class and text; str() adds where it was
-        from ._parsing import _parse_err
-        exc = _parse_err(rc, err)
+        from .parse import parse_error
+        exc = parse_error(rc, err)
         tf_text, where = _split_where(text, "; file ")
         if isinstance(exc, errors.OpError):
             exc = type(exc)(None, None, tf_text, status=rc, offset=int(err.offset),
@@ -257,7 +257,7 @@ class CPipeline:
         return np.frombuffer(ffi.buffer(handle, count * dtype.itemsize), dtype=dtype)
 
     def _records(self, batch):
-        from ._record import RecordBatch
+        from ..io.tf_record import RecordBatch
         data_p, len_p, off_p = self._rec
         lib.tfn_pipeline_batch_records(batch, data_p, len_p, off_p)
         n = lib.tfn_pipeline_batch_count(batch)
@@ -268,7 +268,7 @@ class CPipeline:
         return RecordBatch(data, offsets)
 
     def _columns(self, batch):
-        from ._parsing import _bytes_objects
+        from .parse import bytes_objects
         n = lib.tfn_pipeline_batch_count(batch)
         col = self._col
         result = {}
@@ -287,7 +287,7 @@ class CPipeline:
             if col.dtype == _BYTES:
                 views = (np.frombuffer(ffi.buffer(col.values, count * 16), np.uint64)
                          .reshape(count, 2) if count else np.zeros((0, 2), np.uint64))
-                post.append((key, _bytes_objects(views, count).reshape(full)))
+                post.append((key, bytes_objects(views, count).reshape(full)))
             else:
                 result[key] = self._view(batch, col.values, count,
                                          _NP[col.dtype]).reshape(full)

@@ -1,19 +1,22 @@
 """TFRecord readers and writers on the C library: paths go through its file back end
 (the GIL is released during every call), Python file objects through a tfn_io
 callback table (one callback per buffer, not per record)."""
+import collections
 import errno as _errno
 import os
 import warnings
 
 import numpy as np
 
-from . import _ffi, errors
+from .. import _c, errors
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 _COMPRESSION = {"": lib.TFN_COMPRESSION_NONE, "ZLIB": lib.TFN_COMPRESSION_ZLIB,
                 "GZIP": lib.TFN_COMPRESSION_GZIP, "AUTO": lib.TFN_COMPRESSION_AUTO}
+_COMPRESSION_NAMES = {lib.TFN_COMPRESSION_NONE: "NONE", lib.TFN_COMPRESSION_ZLIB: "ZLIB",
+                      lib.TFN_COMPRESSION_GZIP: "GZIP", lib.TFN_COMPRESSION_AUTO: "AUTO"}
 POOLED_MIN = 1 << 20  # read_batch(pooled=True): smallest block taken from the pool
 _DATA_LOSS = (lib.TFN_E_DATA_LOSS, lib.TFN_E_DATA_LOSS_LENGTH, lib.TFN_E_TRUNCATED,
               lib.TFN_E_CORRUPT)
@@ -73,19 +76,28 @@ _REASON = {lib.TFN_E_DATA_LOSS_LENGTH: "bad length CRC",
            lib.TFN_E_DATA_LOSS: "bad data CRC",
            lib.TFN_E_TRUNCATED: "length runs past the end"}
 
-from .io._verify import DamagedRange, DamagedRecordsWarning  # noqa: E402
+DamagedRange = collections.namedtuple("DamagedRange", "offset length record_index reason")
+DamagedRange.__doc__ = """Bytes a reader skipped: [offset, offset + length) of the
+(decompressed) stream, before the record numbered record_index (the count of good
+records before it); reason: what was found first there ("bad length CRC", "bad data
+CRC", "length runs past the end")."""
+
+
+class DamagedRecordsWarning(UserWarning):
+    """Issued by readers with on_damage="warn" for every damaged range they skip."""
+
 
 # bindings/python/pyapi.c: records read straight into bytes objects (see next_record)
-_read_record = getattr(_ffi._native, "read_record", None) if _ffi.PY_API & 1 else None
+_read_record = getattr(_c._native, "read_record", None) if _c.PY_API & 1 else None
 
 
-def _exception(rc, err, fio=None, name=None, where=False):
+def exception(rc, err, fio=None, name=None, where=False):
     """The exception for a failing call. where: name the file, record and offset in
     str() (reads); TensorFlow's text stays the message."""
     if fio is not None and fio.error is not None:
         e, fio.error = fio.error, None
         return e
-    exc = _ffi.exception(rc, err)
+    exc = _c.exception(rc, err)
     if not isinstance(exc, errors.OpError):
         return exc
     if rc in _DATA_LOSS:
@@ -106,8 +118,8 @@ def _exception(rc, err, fio=None, name=None, where=False):
     return exc
 
 
-def _raise(rc, err, fio=None, name=None, where=False):
-    raise _exception(rc, err, fio, name, where)
+def raise_for(rc, err, fio=None, name=None, where=False):
+    raise exception(rc, err, fio, name, where)
 
 
 def _io_table(fio, reading):
@@ -153,7 +165,7 @@ class Writer:
             opts.flush_every_ms = max(1, int(round(flush_every_seconds * 1000))) \
                 if flush_every_seconds > 0 else 0
         out = ffi.new("tfn_record_writer **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         self._fio = self._keep = None
         self._start = None
         self.failure = None
@@ -171,14 +183,14 @@ class Writer:
             rc = lib.tfn_record_writer_open(target.encode("utf-8", "surrogateescape"), opts,
                                             ffi.NULL, out, err)
         if rc < 0:
-            _raise(rc, err, self._fio, self.name)
+            raise_for(rc, err, self._fio, self.name)
         self._w = ffi.gc(out[0], lib.tfn_record_writer_free)
         self._err = err
 
     def _fail(self, rc):
         if self.failure is not None and rc == lib.TFN_E_IO:
             raise self.failure  # the first failure, again
-        exc = _exception(rc, self._err, self._fio, self.name)
+        exc = exception(rc, self._err, self._fio, self.name)
         if rc in (lib.TFN_E_IO, lib.TFN_E_NOMEM) and self.failure is None:
             self.failure = exc
             self._cut_back()
@@ -246,7 +258,12 @@ class Reader:
 
     MAX_RANGES = 10000
 
-    def __init__(self, source, compression, buffer_size, on_damage="raise"):
+    def __init__(self, source, compression, buffer_size, on_damage="raise", name=None,
+                 locate=True, owns=False):
+        """source: a path or a binary file object; name: what errors and opts.name
+        call a file object (default: its .name); locate: name the file, record and
+        offset in str() of read errors (False: TensorFlow's bare text, the CLI's);
+        owns: close() closes the file object too."""
         if on_damage not in _ON_DAMAGE:
             raise ValueError('on_damage must be "raise", "skip" or "warn", got %r'
                              % (on_damage,))
@@ -260,13 +277,17 @@ class Reader:
         self.skipped = []
         self.skipped_records = 0
         self.skipped_bytes = 0
+        self.last_damage = None
+        self._locate = locate
+        self._owned = source if owns else None
         out = ffi.new("tfn_record_reader **")
-        err = _ffi.new_error()
+        err = _c.new_error()
         self._fio = self._keep = None
         if hasattr(source, "read"):
             self._fio = _FileIO(source)
             io, self._keep = _io_table(self._fio, reading=True)
-            name = getattr(source, "name", None)
+            if name is None:
+                name = getattr(source, "name", None)
             self.name = name if isinstance(name, str) else None
             if self.name is not None:
                 self._name = ffi.new("char[]", name.encode("utf-8", "replace"))
@@ -277,7 +298,7 @@ class Reader:
             rc = lib.tfn_record_reader_open(source.encode("utf-8", "surrogateescape"), opts,
                                             ffi.NULL, out, err)
         if rc < 0:
-            _raise(rc, err, self._fio, self.name)
+            raise_for(rc, err, self._fio, self.name)
         self._r = ffi.gc(out[0], lib.tfn_record_reader_free)
         self._err = err
         self._addr = int(ffi.cast("uintptr_t", out[0]))
@@ -291,7 +312,9 @@ class Reader:
         self._skip = ffi.new("tfn_record_skip *")
 
     def _fail(self, rc):
-        raise _exception(rc, self._err, self._fio, self.name, where=True)
+        if not self._locate:
+            raise exception(rc, self._err, self._fio)
+        raise exception(rc, self._err, self._fio, self.name, where=True)
 
     def _note_skips(self):
         """After a call in skip mode: records the range it skipped (one at most)."""
@@ -304,6 +327,7 @@ class Reader:
                            _REASON.get(sk.reason, "damaged"))
         self.skipped_records = int(self._count[0])
         self.skipped_bytes += rng.length
+        self.last_damage = rng
         if len(self.skipped) < self.MAX_RANGES:
             self.skipped.append(rng)
         if self.on_damage == "warn":
@@ -356,7 +380,7 @@ class Reader:
         got = self._n[0]
         total = int(self._views[:got, 1].sum())
         if pooled and total >= POOLED_MIN // 4:
-            from ._outbuf import POOL
+            from .outbuf import POOL
             buf = POOL.take(max(total, POOLED_MIN))[:total]
         else:
             buf = bytearray(total)
@@ -367,11 +391,50 @@ class Reader:
                                     total, ffi.cast("uint64_t *", ffi.from_buffer(offsets)),
                                     needed, self._err)
         if rc < 0:
-            _raise(rc, self._err)
+            raise_for(rc, self._err)
         return buf, offsets.astype(np.int64)
+
+    def lengths_batch(self, n):
+        """Steps over up to n records without copying them: their payload lengths (a
+        uint64 array; None at the end)."""
+        if self._cap < n:
+            self._views = np.empty((n, 2), dtype=np.uint64)
+            self._vptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self._views))
+            self._cap = n
+        rc = lib.tfn_record_reader_next_batch(self._r, self._vptr, n, self._n, self._err)
+        if self._skipping:
+            self._note_skips()
+        if rc == lib.TFN_END:
+            return None
+        if rc < 0:
+            self._fail(rc)
+        return self._views[:self._n[0], 1].copy()
+
+    def tell(self):
+        """The (decompressed) stream offset the next record starts at."""
+        return int(lib.tfn_record_reader_offset(self._r))
+
+    def index(self):
+        """The number of records read so far."""
+        return int(lib.tfn_record_reader_index(self._r))
+
+    def seek(self, offset, index=0):
+        """Goes to stream offset `offset`, the start of record number `index`."""
+        err = self._err
+        rc = lib.tfn_record_reader_seek(self._r, offset, index, err)
+        if rc < 0:
+            self._fail(rc)
+
+    def compression(self):
+        """The stream's compression: "NONE", "ZLIB" or "GZIP" (detected when the reader
+        was opened with "AUTO")."""
+        return _COMPRESSION_NAMES.get(lib.tfn_record_reader_compression(self._r), "?")
 
     def close(self):
         self._addr = 0
         r, self._r = getattr(self, "_r", None), None
         if r is not None:
             ffi.release(r)  # runs tfn_record_reader_free now (closes the file)
+        f, self._owned = getattr(self, "_owned", None), None
+        if f is not None:
+            f.close()

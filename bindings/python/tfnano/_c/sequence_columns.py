@@ -5,11 +5,11 @@ through the Example column encoder and each feature list as a column of steps.
 """
 import numpy as np
 
-from . import _ffi
-from ._columns import _native_columns
+from .. import _c
+from .columns import _native_columns
 
-ffi = _ffi.ffi
-lib = _ffi.lib
+ffi = _c.ffi
+lib = _c.lib
 
 
 def _steps_of(column, n):
@@ -69,14 +69,14 @@ def serialize_sequence_columns(context=None, feature_lists=None, n=None):
         n = len(col) if not isinstance(col, tuple) else len(col[1]) - 1
     ctx, nctx, keep_ctx = _native_columns(context, n)
     lists, nlists, keep_lists = _native_lists(feature_lists, n)
-    err = _ffi.new_error()
+    err = _c.new_error()
     total = ffi.new("uint64_t *")
-    _ffi.check(lib.tfn_encode_sequences_size(ctx, nctx, lists, nlists, n, ffi.NULL, total,
+    _c.check(lib.tfn_encode_sequences_size(ctx, nctx, lists, nlists, n, ffi.NULL, total,
                                              err), err)
     data = bytearray(max(int(total[0]), 1))
     offsets = np.empty(n + 1, dtype=np.uint64)
     written = ffi.new("size_t *")
-    _ffi.check(lib.tfn_encode_sequences(
+    _c.check(lib.tfn_encode_sequences(
         ctx, nctx, lists, nlists, n, ffi.from_buffer(data), len(data),
         ffi.cast("uint64_t *", ffi.from_buffer(offsets)), written, err), err)
     del keep_ctx, keep_lists
@@ -142,13 +142,13 @@ def encode_feature_lists(items):
     arr = ffi.new("tfn_list_column[]", len(cols))
     for i, c in enumerate(cols):
         arr[i] = c[0]
-    err = _ffi.new_error()
+    err = _c.new_error()
     total = ffi.new("uint64_t *")
-    _ffi.check(lib.tfn_encode_sequences_size(ffi.NULL, 0, arr, len(cols), 1, ffi.NULL, total,
+    _c.check(lib.tfn_encode_sequences_size(ffi.NULL, 0, arr, len(cols), 1, ffi.NULL, total,
                                              err), err)
     data = bytearray(int(total[0]))
     written = ffi.new("size_t *")
-    _ffi.check(lib.tfn_encode_sequences(ffi.NULL, 0, arr, len(cols), 1, ffi.from_buffer(data),
+    _c.check(lib.tfn_encode_sequences(ffi.NULL, 0, arr, len(cols), 1, ffi.from_buffer(data),
                                         len(data), ffi.NULL, written, err), err)
     del keep
     pos = 1  # the feature_lists tag (12), then its length varint, then the body

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from ._native import ffi
+from .._native import ffi
 
 MIN_BYTES = 256 << 10
 HUGE_BYTES = 4 << 20  # numpy's threshold for huge pages

@@ -3,8 +3,8 @@ failing tfn_status becomes a Python exception."""
 import errno as _errno
 import sys as _sys
 
-from . import _native, errors
-from ._native import ffi, lib
+from .. import _native, errors
+from .._native import ffi, lib
 
 # The built-ins of bindings/python/pyapi.c (Python objects walked in C: lists of rows
 # to pad) are added to tfnano._native here. Bit 1: installed; bit 2: numpy arrays are
