@@ -1,6 +1,7 @@
 /*
  * pyapi_strings.c - the string built-ins: bytes_views and all_bytes (records parsed
- * in place), hash_strings, table_find and table_vocab (tf.strings hashes and
+ * in place), pack_strings and same_items (string tensors packed once),
+ * hash_strings, table_find and table_vocab (tf.strings hashes and
  * tf.lookup tables, with the GIL released for long inputs), bytes_map (ASCII lower,
  * upper, strip). The views they read are made by pyapi_strs.c.
  */
@@ -145,6 +146,85 @@ static PyObject *all_bytes(PyObject *self, PyObject *args)
     return PyBool_FromLong(ok);
 }
 
+/* pack_strings(seq, kinds, offsets_address) -> bytes or None. The strings of an object
+ * array or list of exact bytes objects joined into one new bytes object, in one pass
+ * that measures them and one that copies; offsets (n + 1 uint64) = where each starts,
+ * the last the total. None when an item is something else. A string tensor packed
+ * once is then read from contiguous memory by every later op, as TensorFlow's tstring
+ * buffer is (tfnano._c.strviews.packed). */
+static PyObject *pack_strings(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *seq, *kinds_arg;
+    unsigned long long off_addr;
+    if (!PyArg_ParseTuple(args, "OOK", &seq, &kinds_arg, &off_addr))
+        return NULL;
+    strs s;
+    if (!pyapi_strs_items(&s, seq, kinds_arg))
+        Py_RETURN_NONE;
+    uint64_t *off = (uint64_t *)(uintptr_t)off_addr;
+    uint64_t total = 0;
+    tfn_bytes v;
+    for (Py_ssize_t i = 0; i < s.n; i++) {
+        if (s.items && i + STRINGS_PREFETCH < s.n)
+            __builtin_prefetch(s.items[i + STRINGS_PREFETCH], 0);
+        PyObject *x = strs_item(&s, i);
+        if (!x || Py_TYPE(x) != &PyBytes_Type || !bytes_view(x, &v)) {
+            pyapi_strs_close(&s);
+            Py_RETURN_NONE;
+        }
+        off[i] = total;
+        total += v.len;
+    }
+    off[s.n] = total;
+    PyObject *blob = total <= (uint64_t)PY_SSIZE_T_MAX
+        ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total) : NULL;
+    if (!blob) {
+        pyapi_strs_close(&s);
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    char *dst = PyBytes_AsString(blob);
+    for (Py_ssize_t i = 0; dst && i < s.n; i++) {
+        PyObject *x = strs_item(&s, i);
+        /* the container may have changed meanwhile only through another thread, which
+         * the GIL held here rules out; a list read again is checked all the same */
+        if (!x || Py_TYPE(x) != &PyBytes_Type || !bytes_view(x, &v) ||
+            v.len != off[i + 1] - off[i]) {
+            Py_DECREF(blob);
+            pyapi_strs_close(&s);
+            Py_RETURN_NONE;
+        }
+        if (v.len)
+            memcpy(dst + off[i], v.data, v.len);
+    }
+    pyapi_strs_close(&s);
+    return blob;
+}
+
+/* same_items(a, b, kinds) -> bool: two object arrays (or lists) hold the very same
+ * objects in the same order (their item pointers compared, no item read). */
+static PyObject *same_items(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *a, *b, *kinds_arg;
+    if (!PyArg_ParseTuple(args, "OOO", &a, &b, &kinds_arg))
+        return NULL;
+    strs sa, sb;
+    if (!pyapi_strs_items(&sa, a, kinds_arg))
+        Py_RETURN_FALSE;
+    if (!pyapi_strs_items(&sb, b, kinds_arg)) {
+        pyapi_strs_close(&sa);
+        Py_RETURN_FALSE;
+    }
+    int same = sa.n == sb.n && sa.items && sb.items &&
+               (sa.n == 0 || memcmp(sa.items, sb.items, (size_t)sa.n * sizeof *sa.items) == 0);
+    pyapi_strs_close(&sa);
+    pyapi_strs_close(&sb);
+    return PyBool_FromLong(same);
+}
+
 /* hash_strings(seq, kinds, kind, num_buckets, key_address, out_address) -> bool.
  * out (n uint64) = tfn_hash_views of the strings. */
 static PyObject *hash_strings(PyObject *self, PyObject *args)
@@ -267,6 +347,10 @@ PyMethodDef pyapi_string_methods[] = {
      "bytes_views(seq, kinds, out) -> bool (tfnano._parsing: records in place)"},
     {"all_bytes", all_bytes, METH_VARARGS,
      "all_bytes(seq, kinds) -> bool (tfnano._strviews)"},
+    {"pack_strings", pack_strings, METH_VARARGS,
+     "pack_strings(seq, kinds, offsets) -> bytes or None (tfnano._c.strviews)"},
+    {"same_items", same_items, METH_VARARGS,
+     "same_items(a, b, kinds) -> bool (tfnano._c.strviews)"},
     {"hash_strings", hash_strings, METH_VARARGS,
      "hash_strings(seq, kinds, kind, num_buckets, key, out) -> bool (tfnano._strviews)"},
     {"table_find", table_find, METH_VARARGS,

@@ -4,7 +4,8 @@ once per batch (vectorized); TensorFlow runs its graph per element.
 
 The strings section (--strings, or everything by default) times string tensors handed
 to C: to_hash_bucket_fast, StaticVocabularyTable / StaticHashTable lookups of 200,000
-keys, lower / split of a tensor of lines, and TextLineDataset -> map(lower -> split ->
+keys, lower / split of a tensor of lines (also beside TensorFlow's op + .numpy(), which
+makes the Python bytes tfnano's results hold), and TextLineDataset -> map(lower -> split ->
 lookup) -> padded_batch / ragged_batch (and a BERT-style map: split, truncate, [CLS] +
 tokens + [SEP], lookup, size). Each case runs TensorFlow and tfnano in
 alternating rounds and keeps each one's best round, as process CPU time (all threads)
@@ -152,7 +153,14 @@ def strings_section(n=200000, vocab_size=30000, lines=20000):
             ("strings.lower of %d lines" % lines,
              lambda: tf.strings.lower(t_lines), lambda: tn.strings.lower(n_lines)),
             ("strings.split of %d lines" % lines,
-             lambda: tf.strings.split(t_lines), lambda: tn.strings.split(n_lines))):
+             lambda: tf.strings.split(t_lines), lambda: tn.strings.split(n_lines)),
+            # like with like: tfnano's results are numpy arrays of Python bytes, which
+            # TensorFlow makes only in .numpy()
+            ("strings.lower of %d lines, TF + .numpy()" % lines,
+             lambda: tf.strings.lower(t_lines).numpy(), lambda: tn.strings.lower(n_lines)),
+            ("strings.split of %d lines, TF + .values.numpy()" % lines,
+             lambda: tf.strings.split(t_lines).values.numpy(),
+             lambda: tn.strings.split(n_lines))):
         summary(label, report(label, alternate({"tf": a, "tn": b}), "ms", lines))
 
     path = os.path.join(tempfile.mkdtemp(), "lines.txt")

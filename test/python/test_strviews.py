@@ -119,6 +119,83 @@ def test_references_survive_the_released_gil():
         t.join()
 
 
+def test_packed_tensor_hashes_its_current_strings():
+    """A big string tensor is packed on its first hash and hashed from the packed copy
+    after: the values stay those of its items, also after items are replaced (it is
+    packed again), and a tensor holding something else than exact bytes is walked."""
+    if not PY_API & 2:
+        pytest.skip("packing reads object arrays through the buffer protocol (3.11+)")
+    rng = np.random.default_rng(11)
+    a = _random_strings(rng, sv.PACK_AT + 7)
+    a[:2] = [b"", b"y" * 500]
+    t = tf.constant(a)
+    want = np.array([_fingerprint(b) for b in a], np.uint64)
+    for _ in range(2):
+        assert np.array_equal(np.asarray(tf.strings.to_hash_bucket_fast(t, 97)),
+                              (want % 97).astype(np.int64))
+    p = sv.packed(t)
+    assert p is not None and sv.packed(t) is p  # kept, not made again
+    assert p.blob == b"".join(a.tolist())
+    t[3] = b"replaced"
+    now = want.copy()
+    now[3] = _fingerprint(b"replaced")
+    assert np.array_equal(sv.hash_strings(None, 1, 0, None, t), now)
+    assert sv.packed(t) is not p
+    # 2-D, strided and small tensors, text items: not packed, the same values
+    assert sv.packed(tf.constant(a[:100])) is None
+    assert sv.packed(t[::2]) is None
+    assert sv.packed(np.asarray(a)) is None  # plain arrays have nowhere to keep it
+    two = tf.constant(a[:sv.PACK_AT + 6].reshape(2, -1))
+    assert np.array_equal(np.asarray(tf.strings.to_hash_bucket_fast(two, 1000)).reshape(-1),
+                          (want[:sv.PACK_AT + 6] % 1000).astype(np.int64))
+    text = t.copy()
+    text[0] = "é"
+    assert sv.packed(text) is None
+    assert sv.hash_strings(text.reshape(-1), 1, 0, None, text)[0] == _fingerprint("é".encode())
+
+
+def test_packed_tensor_lookups():
+    """Table lookups of a big string tensor read its packed strings: the same ids as a
+    plain array's, before and after an item is replaced."""
+    n = sv.PACK_AT + 3
+    keys = np.empty(n, object)
+    keys[:] = [b"k%d" % (i % 700) for i in range(n)]
+    init = tf.lookup.KeyValueTensorInitializer(
+        tf.constant(np.array([b"k%d" % i for i in range(500)], object)),
+        tf.constant(np.arange(500, dtype=np.int64)))
+    hashed, vocab = tf.lookup.StaticHashTable(init, -1), tf.lookup.StaticVocabularyTable(init, 9)
+    t = tf.constant(keys)
+    for _ in range(2):
+        for table in (hashed, vocab):
+            assert np.array_equal(np.asarray(table.lookup(t)), np.asarray(table.lookup(keys)))
+    assert sv.packed(t) is not None
+    t[0], keys[0] = b"k7", b"k7"
+    for table in (hashed, vocab):
+        got = np.asarray(table.lookup(t))
+        assert got[0] == 7 and np.array_equal(got, np.asarray(table.lookup(keys)))
+
+
+def test_pack_strings_declines_what_it_does_not_take():
+    if not PY_API & 2:
+        pytest.skip("packing reads object arrays through the buffer protocol (3.11+)")
+    from tfnano import _native
+    off = np.empty(4, np.uint64)
+    addr = off.__array_interface__["data"][0]
+    for items in (["a", b"b", b"c"], [b"a", None, b"c"], [b"a", np.bytes_(b"b"), b"c"]):
+        arr = np.empty(3, object)
+        arr[:] = items
+        assert _native.pack_strings(arr, sv.KINDS, addr) is None
+    arr = np.empty(3, object)
+    arr[:] = [b"ab", b"", b"cde"]
+    assert _native.pack_strings(arr, sv.KINDS, addr) == b"abcde"
+    assert off.tolist() == [0, 2, 2, 5]
+    assert _native.same_items(arr, arr.copy(), sv.KINDS) is True
+    other = arr.copy()
+    other[2] = bytes(bytearray(b"cde"))  # equal, but another object: not the same
+    assert _native.same_items(arr, other, sv.KINDS) is False
+    assert _native.same_items(arr, arr[:2].copy(), sv.KINDS) is False
+
+
 @pytest.mark.parametrize("op", ["lower", "upper", "strip"])
 def test_ascii_maps(path, op):
     rng = np.random.default_rng(11)

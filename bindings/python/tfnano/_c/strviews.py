@@ -100,18 +100,76 @@ def all_bytes(a):
     return None
 
 
+# ---------------------------------------------------------------- packed tensors
+
+PACK_AT = 4096  # string tensors this big are packed on first use (smaller: no gain)
+_PACKED = "_tfnano_packed"  # where a Tensor keeps its Packed (its instance dict)
+
+
+class Packed:
+    """The strings of a string tensor joined once into one bytes object, with a view
+    (``tfn_bytes``) of each: later ops read contiguous memory, as TensorFlow's reads its
+    tensor's tstring buffer, instead of one scattered bytes object per string (hashing
+    200,000 strings in shuffled order spent most of its time in cache misses).
+
+    ``items`` is a copy of the tensor's object array: it holds the very objects that were
+    packed, so while the tensor's items are those same objects (``same_items``: their
+    pointers compared, 8 bytes a string read in order), the packed bytes are theirs
+    (bytes objects never change). A numpy array can be written to; a tensor whose items
+    were replaced is packed again."""
+
+    __slots__ = ("items", "blob", "views", "ptr", "n")
+
+    def __init__(self, items, blob, offsets):
+        self.items, self.blob, self.n = items, blob, len(items)
+        self.views = np.empty(self.n, _VIEW)
+        base = int(ffi.cast("uintptr_t", ffi.from_buffer(blob))) if self.n else 0
+        self.views["data"] = offsets[:-1] + np.uintp(base)
+        self.views["len"] = np.diff(offsets)
+        self.ptr = ffi.cast("tfn_bytes *", ffi.from_buffer(self.views)) if self.n else ffi.NULL
+
+
+def packed(t):
+    """The Packed strings of `t` when it is a tensor (tfnano's Tensor: it has a dict to
+    keep them in) of at least PACK_AT exact bytes objects, made on its first use; else
+    None (the caller walks the objects)."""
+    d = getattr(t, "__dict__", None)
+    if d is None or not BUFFERS or not isinstance(t, np.ndarray) or t.size < PACK_AT:
+        return None
+    a = t.view(np.ndarray)
+    if a.dtype != object or not a.flags.c_contiguous:
+        return None
+    a = a.reshape(-1)
+    p = d.get(_PACKED)
+    if p is not None and _native.same_items(a, p.items, KINDS):
+        return p
+    items = a.copy()
+    offsets = np.empty(len(items) + 1, np.uint64)
+    blob = _native.pack_strings(items, KINDS, _addr(offsets))
+    if blob is None:
+        return None
+    p = d[_PACKED] = Packed(items, blob, offsets)
+    return p
+
+
 # ---------------------------------------------------------------- hashing
 
-def hash_strings(flat, kind, num_buckets=0, key=None):
+def hash_strings(flat, kind, num_buckets=0, key=None, tensor=None):
     """The hash (`num_buckets` 0) or bucket of each string of `flat`, as uint64
-    (tfn_hash_views; `kind` a tfn_hash_kind, `key` two uint64 words for SipHash)."""
-    a = objects(flat)
-    out = _empty(len(a), np.uint64)
-    key_addr = 0 if key is None else _addr(key)
-    if WALK and _native.hash_strings(_arg(a), KINDS, kind, num_buckets, key_addr,
-                                     _addr(out)):
-        return out
-    v = JoinedViews(a)
+    (tfn_hash_views; `kind` a tfn_hash_kind, `key` two uint64 words for SipHash).
+    `tensor`: the tensor `flat` was read from (its packed strings are used, see
+    packed)."""
+    v = packed(tensor) if WALK else None
+    if v is None:
+        a = objects(flat)
+        out = _empty(len(a), np.uint64)
+        key_addr = 0 if key is None else _addr(key)
+        if WALK and _native.hash_strings(_arg(a), KINDS, kind, num_buckets, key_addr,
+                                         _addr(out)):
+            return out
+        v = JoinedViews(a)
+    else:
+        out = _empty(v.n, np.uint64)
     err = new_error()
     check(lib.tfn_hash_views(kind, v.ptr, v.n,
                              ffi.NULL if key is None else ffi.from_buffer("uint64_t[]", key),
@@ -144,14 +202,19 @@ def new_int64_table(keys):
         out, err), len(k))
 
 
-def find_strings(table, flat, missing):
-    """Row of each string of `flat` in `table`, `missing` where absent (int64)."""
-    a = objects(flat)
-    rows = _empty(len(a), np.int64)
-    if WALK and _native.table_find(_arg(a), KINDS, int(ffi.cast("uintptr_t", table)),
-                                   int(missing), _addr(rows)):
-        return rows
-    v = JoinedViews(a)
+def find_strings(table, flat, missing, tensor=None):
+    """Row of each string of `flat` in `table`, `missing` where absent (int64).
+    `tensor`: the tensor `flat` was read from (its packed strings are used)."""
+    v = packed(tensor) if WALK else None
+    if v is None:
+        a = objects(flat)
+        rows = _empty(len(a), np.int64)
+        if WALK and _native.table_find(_arg(a), KINDS, int(ffi.cast("uintptr_t", table)),
+                                       int(missing), _addr(rows)):
+            return rows
+        v = JoinedViews(a)
+    else:
+        rows = _empty(v.n, np.int64)
     err = new_error()
     check(lib.tfn_table_find_strings(table, v.ptr, v.n, missing,
                                      ffi.from_buffer("int64_t[]", rows), err), err)
@@ -168,17 +231,22 @@ def find_int64(table, keys, missing):
     return rows
 
 
-def vocab_strings(table, values, flat, oov_buckets):
+def vocab_strings(table, values, flat, oov_buckets, tensor=None):
     """StaticVocabularyTable ids of the strings of `flat` (tfn_table_vocab_strings;
-    `table` None: no vocabulary). `values`: contiguous int64, one per row."""
-    a = objects(flat)
-    ids = _empty(len(a), np.int64)
+    `table` None: no vocabulary). `values`: contiguous int64, one per row. `tensor`:
+    the tensor `flat` was read from (its packed strings are used)."""
     t = ffi.NULL if table is None else table
-    if WALK and _native.table_vocab(_arg(a), KINDS, int(ffi.cast("uintptr_t", t)),
-                                    _addr(values) if len(values) else 0, oov_buckets,
-                                    _addr(ids)):
-        return ids
-    v = JoinedViews(a)
+    v = packed(tensor) if WALK else None
+    if v is None:
+        a = objects(flat)
+        ids = _empty(len(a), np.int64)
+        if WALK and _native.table_vocab(_arg(a), KINDS, int(ffi.cast("uintptr_t", t)),
+                                        _addr(values) if len(values) else 0, oov_buckets,
+                                        _addr(ids)):
+            return ids
+        v = JoinedViews(a)
+    else:
+        ids = _empty(v.n, np.int64)
     err = new_error()
     check(lib.tfn_table_vocab_strings(
         t, ffi.from_buffer("int64_t[]", values) if len(values) else ffi.NULL, v.ptr, v.n,

@@ -295,15 +295,16 @@ class _Entries:
     def __len__(self):
         return len(self.keys)
 
-    def find(self, flat):
-        """Row of each key of `flat` (a 1-D array) in all_values, len(all_values) where
-        missing."""
+    def find(self, flat, tensor=None):
+        """Row of each key of `flat` (a 1-D array; `tensor`, the tensor it comes from,
+        lends its packed strings: tfnano._c.strviews.packed) in all_values,
+        len(all_values) where missing."""
         missing = len(self.all_values)
         if self.table is not None:
             from .._c import strviews as _strviews
             if self.int_keys:
                 return _strviews.find_int64(self.table, flat, missing)
-            return _strviews.find_strings(self.table, flat, missing)
+            return _strviews.find_strings(self.table, flat, missing, tensor)
         n = len(self.keys)
         if n == 0:
             return np.full(len(flat), 0, np.int64)
@@ -361,7 +362,7 @@ def _lookup_infer(table, keys):
 @traceable("lookup", batch="elementwise", infer=_lookup_infer)
 def _find(table, keys):
     """The values of `keys` (a tensor of the table's key dtype), default where missing."""
-    return table._find_array(np.asarray(keys))
+    return table._find_array(np.asarray(keys), keys)
 
 
 def _check_keys(table, keys):
@@ -428,8 +429,8 @@ class StaticHashTable(_Lookup):
     def size(self, name=None):
         return as_tensor(np.asarray(len(self._entries), np.int64))
 
-    def _find_array(self, a):
-        rows = self._entries.find(a.reshape(-1))
+    def _find_array(self, a, tensor=None):
+        rows = self._entries.find(a.reshape(-1), tensor)
         return as_tensor(self._table_values[rows].reshape(a.shape))
 
     def export(self, name=None):
@@ -500,7 +501,7 @@ class StaticVocabularyTable(_Lookup):
         n = len(self._table._entries) if self._table is not None else 0
         return as_tensor(np.asarray(n + self._num_oov_buckets, np.int64))
 
-    def _find_array(self, a):
+    def _find_array(self, a, tensor=None):
         """TensorFlow's ids: the table's value, or where that is its default (-1, also
         for a key whose value is -1) vocab_size + Fingerprint64(key) % num_oov_buckets
         (integer keys: of their decimal text); one C call (tfn_table_vocab_*)."""
@@ -509,7 +510,8 @@ class StaticVocabularyTable(_Lookup):
         t = self._table
         if t is None:  # no vocabulary: every key hashed
             return as_tensor(_strviews.vocab_strings(
-                None, np.empty(0, np.int64), flat, self._num_oov_buckets).reshape(a.shape))
+                None, np.empty(0, np.int64), flat, self._num_oov_buckets,
+                tensor).reshape(a.shape))
         e = t._entries
         values = self._values
         if values is None:
@@ -517,7 +519,8 @@ class StaticVocabularyTable(_Lookup):
         if e.int_keys:
             ids = _strviews.vocab_int64(e.table, values, flat, self._num_oov_buckets)
         else:
-            ids = _strviews.vocab_strings(e.table, values, flat, self._num_oov_buckets)
+            ids = _strviews.vocab_strings(e.table, values, flat, self._num_oov_buckets,
+                                          tensor)
         return as_tensor(ids.reshape(a.shape))
 
     _values = None

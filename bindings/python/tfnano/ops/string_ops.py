@@ -454,11 +454,12 @@ def _num_buckets(num_buckets, op, input_name="input"):
     return n
 
 
-def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None):
+def hash_flat(flat, kind=_FINGERPRINT64, num_buckets=0, key=None, tensor=None):
     """The hash (`num_buckets` 0) or bucket of each string of a 1-D object array of
-    bytes, as uint64, in one C call over views of the strings (tfnano._c.strviews)."""
+    bytes, as uint64, in one C call over views of the strings (tfnano._c.strviews;
+    `tensor`, the tensor `flat` comes from, lends its packed strings)."""
     from .._c.strviews import hash_strings
-    return hash_strings(flat, kind, num_buckets, key)
+    return hash_strings(flat, kind, num_buckets, key, tensor)
 
 
 def _hash_buckets(input, num_buckets, kind, op, key=None, input_name="input"):  # noqa: A002
@@ -467,7 +468,7 @@ def _hash_buckets(input, num_buckets, kind, op, key=None, input_name="input"):  
             _hash_buckets(input.flat_values, num_buckets, kind, op, key, input_name))
     n = _num_buckets(num_buckets, op, input_name)
     a = _strings(input, op)
-    out = hash_flat(a.reshape(-1), kind, n, key)  # buckets < num_buckets fit int64
+    out = hash_flat(a.reshape(-1), kind, n, key, input)  # buckets < num_buckets fit int64
     return wrap(out.view(np.int64).reshape(a.shape))
 
 
