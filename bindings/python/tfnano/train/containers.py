@@ -402,8 +402,8 @@ def _readonly(name, repeated):
 
 class MessageMap:
     """protobuf's message map (``Features.feature``, ``FeatureLists.feature_list``):
-    str key -> message of one class; reading a missing key creates it, as protobuf
-    does."""
+    str key -> message of one class; reading a missing key creates it, and ``in``,
+    assignment and ``repr`` answer as upb's map does."""
 
     __slots__ = ("_d", "_owner", "_cls")
 
@@ -441,16 +441,13 @@ class MessageMap:
         return self[k]
 
     def __setitem__(self, k, v):
-        raise ValueError("May not set values directly, call my_map[key].foo = 5")
+        raise ValueError("Message objects may not be assigned")
 
     def __delitem__(self, k):
         del self._d[self._key(k)]
 
     def __contains__(self, k):
-        try:
-            return self._key(k) in self._d
-        except TypeError:
-            return False
+        return self._key(k) in self._d
 
     def __len__(self):
         return len(self._d)
@@ -489,8 +486,7 @@ class MessageMap:
     __hash__ = None
 
     def __repr__(self):
-        return "{%s}" % ", ".join("%r: %s" % (k, str(v).strip() or "")
-                                  for k, v in self._d.items())
+        return repr(self._d)  # the messages' text format, as upb prints a map
 
 
 # ----------------------------------------------------------------- wire format
