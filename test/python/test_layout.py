@@ -194,7 +194,6 @@ PRIVATE_IMPORTS_LEFT = {
     ("tfnano.arrow._to_arrow", "tfnano._parsing:_Records"),
     ("tfnano.beam._read", "tfnano.arrow._reader"),
     ("tfnano.beam._transforms", "tfnano.arrow._from_arrow"),
-    ("tfnano.cli._check", "tfnano.io._verify"),
     ("tfnano.cli._reshard", "tfnano.io._shards"),
     ("tfnano.dask", "tfnano.arrow._from_arrow"),
     ("tfnano.dask", "tfnano.arrow._reader"),

@@ -1,18 +1,16 @@
 """verify and index: the integrity of shards, and the offset index readers seek with."""
 import json
+import re
 import sys
 
 from .. import errors
+from ..io import verify_records
 from ..io.index import build_index
 from ._sources import Damage, RecordFile, UsageError, local_path
 
-def _verify_with_library(name, compression):
-    """tfnano.io.verify_records, when this tfnano has it: (good, damages, compression)."""
-    try:
-        from ..io._verify import verify_records
-    except ImportError:
-        return None
-    import re
+
+def _verify_local(name, compression):
+    """tfnano.io.verify_records on a local file: (good, damages, compression)."""
     rep = verify_records(name, None if compression.upper() == "AUTO" else
                          ("" if compression.upper() == "NONE" else compression.upper()))
     damages = [Damage(name, int(d.offset), int(d.length), int(d.record_index), d.reason)
@@ -29,9 +27,7 @@ def verify_file(name, compression="AUTO"):
     length and payload CRC is checked; damaged regions are stepped over so that all of
     them are found (TensorFlow stops at the first)."""
     if "://" not in name or name.startswith("file://"):
-        found = _verify_with_library(local_path(name), compression)
-        if found is not None:
-            return found
+        return _verify_local(local_path(name), compression)
     good = 0
     rf = None
     try:
