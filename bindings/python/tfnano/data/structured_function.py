@@ -62,6 +62,68 @@ def _lists_with_symbols(s):
     return False
 
 
+def _unpackable_list(s):
+    """A list in a traced result whose tensors TensorFlow cannot pack into one (items
+    of different ranks or dtypes): TensorFlow refuses the function when it traces it."""
+    if isinstance(s, dict):
+        return any(_unpackable_list(v) for v in s.values())
+    if isinstance(s, tuple):
+        return any(_unpackable_list(v) for v in s)
+    if not (isinstance(s, list) and _trace.has_symbol(s)):
+        return False
+    specs = [v.spec if isinstance(v, _trace.Symbol) else
+             structure.spec_of_value(structure.to_tensor(v)) for v in s]
+    if any(not isinstance(x, _trace.Spec) or x.shape is None for x in specs):
+        return False
+    first = next(v.spec for v in s if isinstance(v, _trace.Symbol))
+    return len({len(x.shape) for x in specs}) > 1 or any(
+        isinstance(v, _trace.Symbol) and v.spec.dtype != first.dtype for v in s)
+
+
+def _packed_spec(specs):
+    """The spec of the tensor a list of tensors packs into: the first tensor's dtype,
+    the list's length, then the items' shape (a dimension unknown where they differ)."""
+    typed = [x for x in specs if isinstance(x, _trace.Spec)]
+    if not typed or any(getattr(x, "shape", None) is None for x in typed):
+        return None
+    first = typed[0]
+    shapes = {tuple(x.shape) for x in typed}
+    if len({len(sh) for sh in shapes}) != 1:
+        return None
+    inner = tuple(d[0] if len(set(d)) == 1 else None for d in zip(*shapes)) \
+        if shapes else ()
+    return _trace.Spec(first.dtype, (len(specs),) + inner)
+
+
+def _pack_lists(graph, out):
+    """Each Python list holding traced tensors inside the returned structure becomes
+    one stacked tensor, recorded in the graph (tf.data converts such a list with
+    convert_to_tensor, which packs it): ``return image, [t0, t1, t2, t3]`` gives an
+    int64 tensor of shape [4] per element, traced and batched like any other op."""
+    if isinstance(out, list):
+        if not _trace.has_symbol(out):
+            return out
+        from ..ops.array_ops import stack
+        items = [_pack_lists(graph, x) for x in out]
+        like = next(x for x in items if isinstance(x, _trace.Symbol))
+        # Python numbers take the tensors' dtype, as convert_to_tensor's packing does
+        items = [x if isinstance(x, _trace.Symbol) else np.asarray(x, like.spec.dtype)
+                 for x in items]
+        prev = _trace.active_graph()
+        _trace._STATE.graph = graph
+        try:
+            return stack(items)
+        finally:
+            _trace._STATE.graph = prev
+    if isinstance(out, dict):
+        return type(out)((k, _pack_lists(graph, v)) for k, v in out.items()) \
+            if type(out) is not dict else {k: _pack_lists(graph, v) for k, v in out.items()}
+    if isinstance(out, tuple):
+        vals = [_pack_lists(graph, v) for v in out]
+        return type(out)(*vals) if structure.is_namedtuple(out) else tuple(vals)
+    return out
+
+
 class StructuredFunction:
     """`func` as tf.data calls it on elements of `input_spec` (None: unknown)."""
 
@@ -87,6 +149,15 @@ class StructuredFunction:
             return
         if type(graph.outputs) is list:  # as TensorFlow packs a returned list
             graph.outputs = tuple(graph.outputs)
+        if self.transformation == "map" and _unpackable_list(graph.outputs):
+            raise TypeError("Unsupported return value from function passed to "
+                            "Dataset.map(): %r." % (graph.outputs,))
+        try:
+            graph.outputs = _pack_lists(graph, graph.outputs)
+        except Exception as e:  # TF's convert_to_tensor would refuse this list too
+            self.reason = "a returned list cannot be packed into one tensor: %s" % e
+            self._warn()
+            return
         self.graph = graph
         self.batch_reason = graph.vectorizable()
         if self.batch_reason is not None:
@@ -131,9 +202,18 @@ class StructuredFunction:
             if isinstance(x, _trace.Symbol):
                 return x.spec
             return structure.spec_of_value(structure.to_tensor(x))
+        def walk(x):  # a list is one leaf: the tensor TensorFlow packs it into
+            if isinstance(x, dict):
+                return type(x)((k, walk(v)) for k, v in x.items())
+            if isinstance(x, tuple) and not structure.is_namedtuple(x):
+                return tuple(walk(v) for v in x)
+            if isinstance(x, list) and _trace.has_symbol(x):
+                return _packed_spec([spec(v) for v in x])
+            return spec(x)
         try:
-            return _trace._map(spec, self.graph.outputs) if not _lists_with_symbols(
-                self.graph.outputs) else None
+            if _lists_with_symbols(self.graph.outputs):
+                return walk(self.graph.outputs)
+            return _trace._map(spec, self.graph.outputs)
         except Exception:
             return None
 
@@ -152,8 +232,14 @@ class StructuredFunction:
         return "traced: %s (not vectorized: %s)" % (text, self.batch_reason)
 
     # ---- running
+    # How often it ran per element and on batches (what explain() claims is checked
+    # against these by the tests; a plain += under the GIL: a count, not a lock).
+    element_runs = 0
+    batch_runs = 0
+
     def __call__(self, element):
         """One element -> the normalized result."""
+        self.element_runs += 1
         if self.graph is None:
             out = structure.call(self.func, element)
             if type(out) is list:  # TensorFlow makes a returned list a tuple
@@ -163,6 +249,7 @@ class StructuredFunction:
 
     def raw(self, element):
         """One element -> the function's result, unnormalized (filter's predicate)."""
+        self.element_runs += 1
         if self.graph is None:
             return structure.call(self.func, element)
         return self.graph.run(element)
@@ -170,6 +257,7 @@ class StructuredFunction:
     def run_batch(self, batch, n):
         """A batch of n elements (record axis first) -> the batched results, equal to
         stacking the per-record results."""
+        self.batch_runs += 1
         g = self._batch_graph
         if g is None:
             g = self._batch_graph = fuse_int32_casts(self.graph)

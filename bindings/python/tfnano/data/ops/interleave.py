@@ -4,14 +4,15 @@ of `cycle_length` open datasets in turn (a finished dataset's slot takes the nex
 input's, which gets its turn when the cycle comes back), flat_map reads them one
 after the other."""
 from .. import plan, structure
-from ..plan import AUTOTUNE
 
 
 class InterleaveNode(plan.Node):
     op = "interleave"
 
-    def __init__(self, input, map_func, cycle_length=None, block_length=None):
+    def __init__(self, input, map_func, cycle_length=None, block_length=None,
+                 num_parallel_calls=None):
         super().__init__(input)
+        self.num_parallel_calls = num_parallel_calls
         self.map_func = map_func
         self.cycle_length = cycle_length
         self.block_length = 1 if block_length is None else int(block_length)
@@ -23,15 +24,22 @@ class InterleaveNode(plan.Node):
         # map_func called once on a stand-in element, as TensorFlow traces it when the
         # dataset is made; its dataset's spec (None when the call needs real input)
         if not hasattr(self, "_spec"):
-            el = structure.stand_in(self.inputs[0].element_spec())
-            self._spec = None if el is None else structure.returned_spec(
-                lambda: structure.call(self.map_func, el))
+            spec = self.inputs[0].element_spec()
+            found = []
+            unknown = spec is not None and any(
+                getattr(s, "shape", None) is not None and None in s.shape
+                for s in structure.flatten(spec))
+            # unknown sizes as 0, then 1: what differs is unknown
+            for size in ((0, 1) if unknown else (0,)):
+                el = structure.stand_in(spec, size)
+                found.append(None if el is None else structure.returned_spec(
+                    lambda: structure.call(self.map_func, el)))
+            self._spec = structure.merged_spec(*found) if unknown else found[0]
         return self._spec
 
     def stage(self, ctx):
-        from ..execute import cpu_count
-        cycle = cpu_count() if self.cycle_length in (None, AUTOTUNE) else \
-            int(self.cycle_length)
+        from ..autotune import cycle_length
+        cycle = cycle_length(self.cycle_length, self.num_parallel_calls)
         return _InterleaveStage(ctx, ctx.stage(self.inputs[0]), self.map_func, cycle,
                                 self.block_length)
 
