@@ -235,3 +235,28 @@ if given is not None:
         back = tf.train.Example.FromString(ref.SerializeToString(deterministic=True))
         pb_back = example_pb2().Example.FromString(back.SerializeToString())
         assert pb_back == ref
+
+
+@pytest.mark.parametrize("which", ["features", "feature_lists"])
+def test_both_message_maps_answer_as_upb(which):
+    # Features.feature and FeatureLists.feature_list are one container; the texts and
+    # types are those TensorFlow's protobuf (upb) gives
+    if which == "features":
+        msg = tf.train.Features()
+        msg.feature["k"].int64_list.value.append(3)
+        mp, value, text = msg.feature, tf.train.Feature(), "{'k': int64_list {\n  value: 3\n}\n}"
+    else:
+        msg = tf.train.FeatureLists()
+        msg.feature_list["k"].feature.add().int64_list.value.append(3)
+        mp, value = msg.feature_list, tf.train.FeatureList()
+        text = "{'k': feature {\n  int64_list {\n    value: 3\n  }\n}\n}"
+    assert repr(mp) == text
+    assert "k" in mp and b"k" in mp and "j" not in mp
+    with pytest.raises(TypeError, match="bad argument type"):
+        1 in mp  # noqa: B015
+    with pytest.raises(ValueError, match="Message objects may not be assigned"):
+        mp["x"] = value
+    assert list(mp) == ["k"] and len(mp) == 1
+    copy = type(msg)()
+    getattr(copy, "feature" if which == "features" else "feature_list").MergeFrom(mp)
+    assert copy == msg

@@ -219,13 +219,21 @@ def test_index_is_offset_and_framed_length(e, tmp_path):
     assert lines == ["%d %d" % (r["offset_in_stream"], r["length"] + 16) for r in e["records"]]
 
 
-def test_index_refuses_compressed_files(tmp_path, capsys):
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_index_of_a_compressed_file_is_tfnano_io_index(tmp_path, compression):
+    # the CLI and tfnano.io.index are one implementation: offsets in the decompressed
+    # stream, which TFRecordFile reads records back by
+    from tfnano.io.index import TFRecordFile, build_index
     path = tmp_path / "z.tfrecord.gz"
-    _write(path, [b"a", b"b"], "GZIP")
+    recs = [b"a", b"", b"0123456789"]
+    _write(path, recs, compression)
     status, _ = run("index", path)
-    assert status == 2
-    assert "GZIP-compressed" in capsys.readouterr().err
-    assert not (tmp_path / "z.tfrecord.gz.idx").exists()
+    assert status == 0
+    text = (tmp_path / "z.tfrecord.gz.idx").read_text()
+    assert text == "0 17\n17 16\n33 26\n"
+    assert text.encode() == build_index(str(path)).to_text()
+    with TFRecordFile(str(path)) as f:
+        assert [f[i] for i in range(len(f))] == recs
 
 
 def test_index_default_name(tmp_path):

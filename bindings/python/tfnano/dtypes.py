@@ -175,6 +175,13 @@ def as_dtype(type_value):
     raise TypeError("Cannot convert value %r to a TensorFlow DType." % (type_value,))
 
 
+def numpy_dtype(dtype):
+    """The numpy dtype of the arrays a tensor of `dtype` (anything :func:`as_dtype`
+    takes) holds: ``tf.string`` is ``object`` (arrays of bytes, as TensorFlow's
+    ``.numpy()``). The one dtype -> numpy helper of the package."""
+    return as_dtype(dtype)._np
+
+
 __all__ = [d.name for d in _ALL] + ["half", "double", "DType", "as_dtype"]
 
 

@@ -4,7 +4,6 @@ list into one dense array, both fused with normalisation) that tfnano.image and 
 traced tf.data stages run on."""
 import numpy as np
 
-from .. import dtypes as _dt
 from .. import errors
 from . import check, ffi, lib, new_error
 from .outbuf import POOL
@@ -166,11 +165,6 @@ def encode_png(image, compression=-1, name=None):
                                    16 if a.dtype == np.uint16 else 8, compression, out,
                                    out_len, err), err)
     return _owned_bytes(out, out_len)
-
-
-def as_np_dtype(dtype):
-    return np.dtype(_dt.as_dtype(dtype).as_numpy_dtype) if not isinstance(dtype, np.dtype) \
-        else dtype
 
 
 def resize(img, nh, nw, method_code, nearest=False):

@@ -1,21 +1,16 @@
 """verify and index: the integrity of shards, and the offset index readers seek with."""
 import json
-import os
+import re
 import sys
 
 from .. import errors
+from ..io import verify_records
+from ..io.index import build_index
 from ._sources import Damage, RecordFile, UsageError, local_path
 
-FRAMING = 16  # u64 length, u32 length CRC, payload, u32 payload CRC
 
-
-def _verify_with_library(name, compression):
-    """tfnano.io.verify_records, when this tfnano has it: (good, damages, compression)."""
-    try:
-        from ..io._verify import verify_records
-    except ImportError:
-        return None
-    import re
+def _verify_local(name, compression):
+    """tfnano.io.verify_records on a local file: (good, damages, compression)."""
     rep = verify_records(name, None if compression.upper() == "AUTO" else
                          ("" if compression.upper() == "NONE" else compression.upper()))
     damages = [Damage(name, int(d.offset), int(d.length), int(d.record_index), d.reason)
@@ -32,9 +27,7 @@ def verify_file(name, compression="AUTO"):
     length and payload CRC is checked; damaged regions are stepped over so that all of
     them are found (TensorFlow stops at the first)."""
     if "://" not in name or name.startswith("file://"):
-        found = _verify_with_library(local_path(name), compression)
-        if found is not None:
-            return found
+        return _verify_local(local_path(name), compression)
     good = 0
     rf = None
     try:
@@ -97,42 +90,19 @@ def cmd_verify(args, files, out):
     return 1 if bad else 0
 
 
-def index_lines(name):
-    """"offset length" per record (length counts the 16 framing bytes): the format of
-    DALI's and vahidk/tfrecord's tfrecord2idx."""
-    try:
-        from ..io import index as _index  # the library's own, when present
-        build = getattr(_index, "build_index", None)
-    except ImportError:
-        build = None
-    if build is not None:
-        return [(int(o), int(n)) for o, n in build(name)]
-    lines = []
-    with RecordFile(name, "NONE") as rf:
-        for _, offset, raw in rf:
-            lines.append((offset, len(raw) + FRAMING))
-    return lines
-
-
 def cmd_index(args, files, out):
+    # tfnano.io.index builds it: GZIP / ZLIB files get offsets in the decompressed
+    # stream, which tfnano.io.index.TFRecordFile reads them by (through seek points).
     if args.output and len(files) != 1:
         raise UsageError("-o/--output names one index: give one input file")
     for name in files:
-        with RecordFile(name, "AUTO") as probe:
-            next(iter(probe), None)
-            if probe.compression not in ("NONE", "AUTO"):
-                raise UsageError("%s is %s-compressed: an index of offsets needs an "
-                                 "uncompressed file (tfnano recompress --compression NONE)"
-                                 % (name, probe.compression))
-        lines = index_lines(name)
-        target = args.output or local_path(name) + ".idx"
+        path = local_path(name)
+        index = build_index(path)
+        target = args.output or path + ".idx"
         if target == "-":
-            for o, n in lines:
-                out.write("%d %d\n" % (o, n))
+            out.write(index.to_text().decode("ascii"))
             continue
-        tmp = target + ".tmp-%d" % os.getpid()
-        with open(tmp, "w") as f:
-            f.writelines("%d %d\n" % (o, n) for o, n in lines)
-        os.replace(tmp, target)
-        sys.stderr.write("%s: %d records -> %s\n" % (name, len(lines), target))
+        index.save(target)
+        where = " (%s stream offsets)" % index.compression if index.compression else ""
+        sys.stderr.write("%s: %d records%s -> %s\n" % (name, len(index), where, target))
     return 0

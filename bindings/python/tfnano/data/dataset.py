@@ -279,11 +279,19 @@ class Dataset:
 
     @staticmethod
     def range(*args, **kwargs):
+        from .. import dtypes
         from .ops.sources import RangeNode
         # TensorFlow's keyword is output_type (int64 by default); dtype is tfnano's older one.
         dtype = kwargs.get("output_type", kwargs.get("dtype", None))
         r = range(*[int(a) for a in args])
-        return Dataset(RangeNode(r, np.int64 if dtype is None else _np_dtype(dtype)))
+        if dtype is None:
+            np_dtype = np.int64
+        else:
+            try:
+                np_dtype = dtypes.numpy_dtype(dtype)
+            except TypeError:  # a numpy dtype TensorFlow has no name for
+                np_dtype = np.dtype(dtype)
+        return Dataset(RangeNode(r, np_dtype))
 
     @staticmethod
     def zip(*datasets, name=None):
@@ -310,10 +318,3 @@ class Dataset:
             ds = ds.shuffle(len(files), seed=seed)
         return ds
 
-
-def _np_dtype(dtype):
-    from .. import dtypes
-    try:
-        return dtypes.as_dtype(dtype).as_numpy_dtype
-    except Exception:
-        return np.dtype(dtype)

@@ -236,7 +236,7 @@ def _image_chain(g, dec, key_of, spec, users, outputs):
 
 def _decode_kwargs(name, args, kwargs):
     """The decode options of a traced decode_* call (dtype uint8 only), or None."""
-    from .._c import image as _codec
+    from .. import dtypes
     names = {"decode_jpeg": ("channels", "ratio", "fancy_upscaling", "try_recover_truncated",
                              "acceptable_fraction", "dct_method", "name"),
              "decode_png": ("channels", "dtype", "name"),
@@ -251,7 +251,7 @@ def _decode_kwargs(name, args, kwargs):
     expand = kw.pop("expand_animations", True)
     gif = "still" if name != "decode_image" else "refuse" if expand else "first"
     dtype = kw.pop("dtype", None)
-    if dtype is not None and _codec.as_np_dtype(dtype) != np.uint8:
+    if dtype is not None and dtypes.numpy_dtype(dtype) != np.uint8:
         return None
     kw.pop("acceptable_fraction", None)
     kw["channels"] = kw.get("channels") or 0

@@ -94,11 +94,11 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
 
 
 def _decode_png_infer(contents, channels=0, dtype=_dt.uint8, name=None):
-    return Spec(_codec.as_np_dtype(dtype), (None, None, _channels_dim(channels)))
+    return Spec(_dt.numpy_dtype(dtype), (None, None, _channels_dim(channels)))
 
 
 def _png_dtype(dtype):
-    d = _codec.as_np_dtype(dtype)
+    d = _dt.numpy_dtype(dtype)
     if d not in (np.uint8, np.uint16):
         raise _invalid("`dtype` for `DecodePng` must be unit8, unit16 but got: %s" % d)
     return d
@@ -167,12 +167,12 @@ def _decode_image_infer(contents, channels=None, dtype=_dt.uint8, name=None,
     # frames; traced here as 3-D images, and a batched GIF record then fails, saying
     # to pass expand_animations=False.)
     rank = (None, None, _channels_dim(channels))
-    return Spec(_codec.as_np_dtype(dtype), rank)
+    return Spec(_dt.numpy_dtype(dtype), rank)
 
 
 def _decode_image_batch(contents, channels=None, dtype=_dt.uint8, name=None,
                         expand_animations=True):
-    d = _codec.as_np_dtype(dtype)
+    d = _dt.numpy_dtype(dtype)
     if d != np.uint8:
         return [decode_image(c, channels, dtype, expand_animations=expand_animations)
                 for c in _batch.bytes_list(contents)]
@@ -185,7 +185,7 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
     """tf.io.decode_image: JPEG, PNG, GIF or BMP to (height, width, channels) of uint8,
     uint16 or float32 (scaled to [0, 1]); a GIF gives (frames, height, width, 3), or
     its first frame with expand_animations=False."""
-    d = _codec.as_np_dtype(dtype)
+    d = _dt.numpy_dtype(dtype)
     if d not in (np.uint8, np.uint16, np.float32):
         raise _invalid("`dtype` for `DecodeImage` must be unit8, unit16, float but got: %s" % d)
     ch = channels or 0
@@ -217,7 +217,7 @@ def decode_gif(contents, name=None):
 
 
 def _shape_infer(contents, output_type=_dt.int32, name=None):
-    return Spec(_codec.as_np_dtype(output_type), (3,))
+    return Spec(_dt.numpy_dtype(output_type), (3,))
 
 
 def _extract_shape_batch(contents, output_type=_dt.int32, name=None):
@@ -232,7 +232,7 @@ def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
         raise _invalid("Invalid JPEG data, size %d" % len(data))
     info = _codec.probe(data)
     return np.array([info.height, info.width, info.components],
-                    _codec.as_np_dtype(output_type)).view(Tensor)
+                    _dt.numpy_dtype(output_type)).view(Tensor)
 
 
 def is_jpeg(contents, name=None):
@@ -566,7 +566,7 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     """tf.image.convert_image_dtype: integer images scale by their maximum (uint8 ->
     float32 multiplies by float32(1/255)), float -> int by (max + 0.5) then cast."""
     a = np.asarray(image)
-    d = _codec.as_np_dtype(dtype)
+    d = _dt.numpy_dtype(dtype)
     if a.dtype == d:
         return a.view(Tensor)
     ai, di = a.dtype.kind in "iu", d.kind in "iu"

@@ -508,29 +508,25 @@ _fill_traced = traceable("fill", batch=_fill_batch, infer=_fill_infer)(_fill_imp
 _fill_per_record = traceable("fill", batch=None, infer=_fill_infer)(_fill_impl)
 
 
-def _np_dtype(dtype):
-    return _dt.as_dtype(dtype).as_numpy_dtype
-
-
 def zeros(shape, dtype=_dt.float32, name=None, layout=None):
     """``tf.zeros``: float32 unless `dtype` (strings: b''). With a traced shape (a size
     known per record) it is tf.fill's per-record op."""
     if (active_graph() is not None and _has_traced_dims(shape)
             and _dt.as_dtype(dtype) is not _dt.string):
-        return fill(shape, np.zeros((), _np_dtype(dtype)))
+        return fill(shape, np.zeros((), _dt.numpy_dtype(dtype)))
     d = shape_list(shape)
     if _dt.as_dtype(dtype) is _dt.string:
         a = np.empty(d, object)
         a.fill(b"")
         return wrap(a)
-    return wrap(np.zeros(d, _np_dtype(dtype)))
+    return wrap(np.zeros(d, _dt.numpy_dtype(dtype)))
 
 
 def ones(shape, dtype=_dt.float32, name=None, layout=None):
     """``tf.ones``: float32 unless `dtype`; a traced shape as in zeros."""
     if active_graph() is not None and _has_traced_dims(shape):
-        return fill(shape, np.ones((), _np_dtype(dtype)))
-    return wrap(np.ones(shape_list(shape), _np_dtype(dtype)))
+        return fill(shape, np.ones((), _dt.numpy_dtype(dtype)))
+    return wrap(np.ones(shape_list(shape), _dt.numpy_dtype(dtype)))
 
 
 @traceable("zeros_like", batch="elementwise")
@@ -542,20 +538,20 @@ def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
         out = np.empty(a.shape, object)
         out.fill(b"")
         return wrap(out)
-    return wrap(np.zeros(a.shape, a.dtype if dtype is None else _np_dtype(dtype)))
+    return wrap(np.zeros(a.shape, a.dtype if dtype is None else _dt.numpy_dtype(dtype)))
 
 
 @traceable("ones_like", batch="elementwise")
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     """``tf.ones_like``: same shape, same dtype unless `dtype`."""
     a = to_array(input)
-    return wrap(np.ones(a.shape, a.dtype if dtype is None else _np_dtype(dtype)))
+    return wrap(np.ones(a.shape, a.dtype if dtype is None else _dt.numpy_dtype(dtype)))
 
 
 def _range_type(dtypes, dtype):
     """tf.range's output dtype: `dtype`, else the widest of the bounds' dtypes."""
     if dtype is not None:
-        return np.dtype(_np_dtype(dtype))
+        return np.dtype(_dt.numpy_dtype(dtype))
     order = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
     return builtins.max(dtypes, key=lambda t: order.index(t) if t in order else 0)
 
@@ -726,7 +722,7 @@ def _one_hot_impl(indices, depth, on_value=None, off_value=None, axis=None, dtyp
     idx = to_array(indices)
     depth = int(plain(depth))
     if dtype is not None:
-        out_type = _np_dtype(dtype)
+        out_type = _dt.numpy_dtype(dtype)
     elif on_value is not None:
         out_type = to_array(on_value).dtype
     elif off_value is not None:
@@ -940,14 +936,14 @@ def unique(x, out_idx=_dt.int32, name=None):
     Unique = collections.namedtuple("Unique", ["y", "idx"])
     out = np.array(y, dtype=a.dtype) if a.dtype != object else np.array(y + [None],
                                                                          object)[:-1]
-    return Unique(wrap(out), wrap(np.asarray(idx, _np_dtype(out_idx))))
+    return Unique(wrap(out), wrap(np.asarray(idx, _dt.numpy_dtype(out_idx))))
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
     """``tf.sequence_mask``: mask[..., j] = j < lengths[...]."""
     n = to_array(lengths)
     m = int(n.max()) if maxlen is None and n.size else int(plain(maxlen) or 0)
-    return wrap((np.arange(m) < n[..., None]).astype(_np_dtype(dtype)))
+    return wrap((np.arange(m) < n[..., None]).astype(_dt.numpy_dtype(dtype)))
 
 
 # --------------------------------------------------------------- __getitem__
@@ -1203,7 +1199,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=
     if seq2d.shape[0] != vals2d.shape[0]:
         raise InvalidArgumentError(None, None, "Leading dim_size of both tensors must match.")
     out = _search_rows(seq2d, vals2d, side).reshape(vals.shape)
-    return wrap(out.astype(_np_dtype(out_type)))
+    return wrap(out.astype(_dt.numpy_dtype(out_type)))
 
 
 @traceable("ensure_shape", batch=lambda x, shape, name=None: np.asarray(x))
@@ -1254,7 +1250,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
         outs.append(fn(item))
     sig = fn_output_signature if fn_output_signature is not None else dtype
     if not outs:
-        return wrap(np.zeros((0,), np.float32 if sig is None else _np_dtype(
+        return wrap(np.zeros((0,), np.float32 if sig is None else _dt.numpy_dtype(
             getattr(sig, "dtype", sig))))
     flat = [_nest.flatten(o) for o in outs]
     sigs = _nest.flatten(sig) if sig is not None else [None] * len(flat[0])
@@ -1264,7 +1260,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
                         for f in flat])
         s = sigs[c] if c < len(sigs) else None
         if s is not None:
-            col = col.astype(_np_dtype(getattr(s, "dtype", s)))
+            col = col.astype(_dt.numpy_dtype(getattr(s, "dtype", s)))
         cols.append(wrap(col))
     return _nest.pack_sequence_as(outs[0], cols)
 
@@ -1290,7 +1286,7 @@ def _searchsorted_batch(sorted_sequence, values, side="left", out_type=_dt.int32
     else:
         return wrap(np.stack([np.asarray(_searchsorted.__wrapped__(sorted_sequence, v, side,
                                                                    out_type)) for v in values]))
-    return wrap(out.astype(_np_dtype(out_type)))
+    return wrap(out.astype(_dt.numpy_dtype(out_type)))
 
 
 _searchsorted = traceable("searchsorted", batch=_searchsorted_batch)(searchsorted)

@@ -417,7 +417,7 @@ class StaticHashTable(_Lookup):
         self._entries = _entries_for(initializer, experimental_is_anonymous)
         # values with the default as the last row: one take() per lookup
         self._table_values = np.concatenate([
-            np.asarray(self._entries.all_values, dtype=_np_dtype(self._value_dtype)),
+            np.asarray(self._entries.all_values, dtype=_dt.numpy_dtype(self._value_dtype)),
             np.asarray(self._default_value).reshape(1)])
 
     key_dtype = property(lambda self: self._key_dtype)
@@ -436,12 +436,8 @@ class StaticHashTable(_Lookup):
     def export(self, name=None):
         """All keys and values (in the order given; TensorFlow's is its hash order)."""
         e = self._entries
-        return (as_tensor(np.asarray(e.keys, dtype=_np_dtype(self._key_dtype))),
-                as_tensor(np.asarray(e.values, dtype=_np_dtype(self._value_dtype))))
-
-
-def _np_dtype(dt):
-    return np.dtype(object) if dt == _dt.string else np.dtype(dt.as_numpy_dtype)
+        return (as_tensor(np.asarray(e.keys, dtype=_dt.numpy_dtype(self._key_dtype))),
+                as_tensor(np.asarray(e.values, dtype=_dt.numpy_dtype(self._value_dtype))))
 
 
 def _default(value, dtype):

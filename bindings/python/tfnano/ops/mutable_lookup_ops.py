@@ -26,7 +26,7 @@ from .. import dtypes as _dt
 from .._tensor import as_tensor, constant
 from .._trace import Spec, traceable
 from ..errors import InvalidArgumentError, NotFoundError
-from .lookup_ops import _dims, _np_dtype
+from .lookup_ops import _dims
 
 _KEY_DTYPES = (_dt.string, _dt.int32, _dt.int64)
 _TABLE_NUMBERS = itertools.count(1)  # TensorFlow names its tables table_<n>
@@ -58,7 +58,7 @@ def _convert(x, dtype, what):
 
 def _lookup_infer(table, keys, dynamic_default_values=None):
     shape = None if keys.spec.shape is None else keys.spec.shape + table._value_shape
-    return Spec(_np_dtype(table.value_dtype), shape)
+    return Spec(_dt.numpy_dtype(table.value_dtype), shape)
 
 
 @traceable("lookup", batch="elementwise", infer=_lookup_infer)
@@ -144,7 +144,7 @@ class MutableHashTable:
     def _find_array(self, keys, dynamic_default_values=None):
         k, flat = self._keys(keys, "LookupTableFindV2")
         vshape = self._value_shape
-        out = np.empty((len(flat),) + vshape, _np_dtype(self._value_dtype))
+        out = np.empty((len(flat),) + vshape, _dt.numpy_dtype(self._value_dtype))
         if dynamic_default_values is not None:
             dd = _convert(dynamic_default_values, self._value_dtype, "default_value")
             try:
@@ -167,8 +167,8 @@ class MutableHashTable:
         """(keys, values) of every entry, in insertion order."""
         with self._lock:
             items = list(self._entries.items())
-        keys = np.empty(len(items), _np_dtype(self._key_dtype))
-        values = np.empty((len(items),) + self._value_shape, _np_dtype(self._value_dtype))
+        keys = np.empty(len(items), _dt.numpy_dtype(self._key_dtype))
+        values = np.empty((len(items),) + self._value_shape, _dt.numpy_dtype(self._value_dtype))
         for i, (key, value) in enumerate(items):
             keys[i], values[i] = key, value
         return as_tensor(keys), as_tensor(values)

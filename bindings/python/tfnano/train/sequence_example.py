@@ -1,19 +1,16 @@
 """``tf.train.SequenceExample``, ``FeatureLists`` and ``FeatureList``: protobuf-style
 messages whose SerializeToString() gives protobuf's deterministic bytes (map entries
 sorted by key) and whose FromString() follows protobuf's parsing (later map entries
-win, repeated messages merge). Features and Feature are tfnano.train's."""
-from . import train as _t
-
-Message = _t.Message
-Feature = _t.Feature
-Features = _t.Features
+win, repeated messages merge). Features and Feature are those of ``example``."""
+from .containers import DecodeError, Message, MessageMap, _escape, _readonly, _wrap
+from .example import Feature, Features
 
 
 def _read_varint(buf, pos, end):
     v = shift = 0
     while True:
         if pos >= end or shift > 63:
-            raise _t.DecodeError("Error parsing message")
+            raise DecodeError("Error parsing message")
         b = buf[pos]
         pos += 1
         v |= (b & 0x7F) << shift
@@ -29,7 +26,7 @@ def _fields(buf):
         tag, pos = _read_varint(buf, pos, end)
         field, wire = tag >> 3, tag & 7
         if field == 0:
-            raise _t.DecodeError("Error parsing message")
+            raise DecodeError("Error parsing message")
         if wire == 0:
             v, pos = _read_varint(buf, pos, end)
         elif wire == 1:
@@ -39,17 +36,13 @@ def _fields(buf):
         elif wire == 2:
             n, pos = _read_varint(buf, pos, end)
             if n > end - pos:
-                raise _t.DecodeError("Error parsing message")
+                raise DecodeError("Error parsing message")
             v, pos = buf[pos:pos + n], pos + n
         else:
-            raise _t.DecodeError("Error parsing message")
+            raise DecodeError("Error parsing message")
         if pos > end:
-            raise _t.DecodeError("Error parsing message")
+            raise DecodeError("Error parsing message")
         yield field, wire, v
-
-
-def _key_str(k):
-    return _t._FeatureMap._key(k)
 
 
 class _RepeatedFeature:
@@ -116,7 +109,7 @@ class FeatureList(Message):
         for f in value:
             self._feature.append(Feature(**f) if isinstance(f, dict) else f)
 
-    feature = _t._readonly("feature", True)
+    feature = _readonly("feature", True)
 
     def _key(self):
         return [f._key() for f in self._feature]
@@ -141,7 +134,7 @@ class FeatureList(Message):
             lines.append("%s}\n" % ind)
 
     def SerializeToString(self, deterministic=None):
-        return b"".join(_t._wrap(1, f.SerializeToString()) for f in self._feature)
+        return b"".join(_wrap(1, f.SerializeToString()) for f in self._feature)
 
     def ParseFromString(self, s):
         self.Clear()
@@ -154,63 +147,6 @@ class FeatureList(Message):
                 self._feature._items.append(Feature.FromString(v))
 
 
-class _FeatureListMap:
-    """``FeatureLists.feature_list``: str key -> FeatureList (created on access)."""
-
-    __slots__ = ("_d", "_owner")
-
-    def __init__(self, owner):
-        self._d = {}
-        self._owner = owner
-
-    def __getitem__(self, k):
-        k = _key_str(k)
-        fl = self._d.get(k)
-        if fl is None:
-            fl = FeatureList()
-            self._d[k] = fl
-            self._owner._modified()
-        return fl
-
-    def get(self, k, default=None):
-        return self._d.get(_key_str(k), default)
-
-    def get_or_create(self, k):
-        return self[k]
-
-    def __contains__(self, k):
-        return _key_str(k) in self._d
-
-    def __delitem__(self, k):
-        del self._d[_key_str(k)]
-
-    def __len__(self):
-        return len(self._d)
-
-    def __iter__(self):
-        return iter(self._d)
-
-    def keys(self):
-        return self._d.keys()
-
-    def values(self):
-        return self._d.values()
-
-    def items(self):
-        return self._d.items()
-
-    def clear(self):
-        self._d.clear()
-
-    def __eq__(self, other):
-        return dict(self.items()) == dict(other.items())
-
-    __hash__ = None
-
-    def __repr__(self):
-        return repr(self._d)
-
-
 class FeatureLists(Message):
     """``tf.train.FeatureLists(feature_list={"key": FeatureList, ...})``."""
     __slots__ = ("_feature_list",)
@@ -218,7 +154,7 @@ class FeatureLists(Message):
 
     def __init__(self, **kwargs):
         self._parent_hook = None
-        self._feature_list = _FeatureListMap(self)
+        self._feature_list = MessageMap(self, FeatureList)
         if kwargs:
             self._init_fields(kwargs)
 
@@ -229,7 +165,7 @@ class FeatureLists(Message):
             self._feature_list[k].CopyFrom(v)
         self._modified()
 
-    feature_list = _t._readonly("feature_list", True)
+    feature_list = _readonly("feature_list", True)
 
     def _key(self):
         return {k: v._key() for k, v in self._feature_list.items()}
@@ -251,23 +187,23 @@ class FeatureLists(Message):
     def _text(self, lines, ind):
         for k, fl in self._feature_list.items():
             lines.append('%sfeature_list {\n%s  key: "%s"\n%s  value {\n'
-                         % (ind, ind, _t._escape(k.encode("utf-8")), ind))
+                         % (ind, ind, _escape(k.encode("utf-8")), ind))
             fl._text(lines, ind + "    ")
             lines.append("%s  }\n%s}\n" % (ind, ind))
 
     def SerializeToString(self, deterministic=None):
         # one C call (tfn_encode_sequences) when every list's steps are one kind; the
         # Python path below otherwise (same bytes)
-        from ._c.sequence_columns import encode_feature_lists
+        from .._c.sequence_columns import encode_feature_lists
         fast = encode_feature_lists([(k, list(v.feature))
                                      for k, v in self._feature_list._d.items()])
         if fast is not None:
             return fast
         out = []
         for k in sorted(self._feature_list._d, key=lambda s: s.encode("utf-8")):
-            entry = _t._wrap(1, k.encode("utf-8")) + _t._wrap(
+            entry = _wrap(1, k.encode("utf-8")) + _wrap(
                 2, self._feature_list._d[k].SerializeToString())
-            out.append(_t._wrap(1, entry))
+            out.append(_wrap(1, entry))
         return b"".join(out)
 
     def ParseFromString(self, s):
@@ -369,9 +305,9 @@ class SequenceExample(Message):
     def SerializeToString(self, deterministic=None):
         out = b""
         if "context" in self._has:
-            out += _t._wrap(1, self._context.SerializeToString())
+            out += _wrap(1, self._context.SerializeToString())
         if "feature_lists" in self._has:
-            out += _t._wrap(2, self._feature_lists.SerializeToString())
+            out += _wrap(2, self._feature_lists.SerializeToString())
         return out
 
     def ParseFromString(self, s):
