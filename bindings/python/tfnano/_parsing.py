@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 
+from . import errors
 from . import _c, _native
 from ._c import parse as _cparse
 from . import dtypes as _dt
@@ -86,14 +87,9 @@ def _default_array(key, value, dt, count, shape_for_msg):
         flat = np.ascontiguousarray(src, dtype=dt.as_numpy_dtype).reshape(-1)
         n = flat.size
     if n != count:
-        raise _invalid("Input to reshape is a tensor with %d values, but the requested "
-                       "shape has %d" % (n, count))
+        raise errors.invalid("Input to reshape is a tensor with %d values, but the requested "
+                              "shape has %d" % (n, count))
     return flat
-
-
-def _invalid(msg):
-    from .errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _validate(features):
@@ -137,12 +133,12 @@ def _validate(features):
                                  "but received %s." % (key, f.shape))
         dt = _dt.as_dtype(f.dtype)
         if dt.name not in _NATIVE_DTYPE:
-            raise _invalid("Value for attr 'Tdense' of %s is not in the list of allowed "
-                           "values: float, int64, string" % _TF_NAMES.get(dt.name, dt.name))
+            raise errors.invalid("Value for attr 'Tdense' of %s is not in the list of allowed "
+                                  "values: float, int64, string" % _TF_NAMES.get(dt.name, dt.name))
         if seq and any(d is None for d in shape):
-            raise _invalid("dense_shapes[%d] has unknown rank or unknown inner dimensions: "
-                           "[?,%s]" % (len(out), ",".join("?" if d is None else str(d)
-                                                          for d in shape)))
+            raise errors.invalid("dense_shapes[%d] has unknown rank or unknown inner dimensions: "
+                                  "[?,%s]" % (len(out), ",".join("?" if d is None else str(d)
+                                                                 for d in shape)))
         c = _Config()
         c.key, c.kb, c.seq, c.dtype, c.shape = key, key.encode("utf-8"), seq, dt, shape
         c.default = None
@@ -504,8 +500,8 @@ def _names_views(names, n):
         return ffi.NULL, None
     names = np.asarray(names, dtype=object).reshape(-1).tolist()
     if len(names) != n:
-        raise _invalid("Expected names have the same shape as serialized: name.shape=[%d], "
-                       "serialized.shape=[%d]" % (len(names), n))
+        raise errors.invalid("Expected names have the same shape as serialized: name.shape=[%d], "
+                              "serialized.shape=[%d]" % (len(names), n))
     r = _Records([x if isinstance(x, (bytes, str)) else str(x) for x in names])
     return r.views, r
 

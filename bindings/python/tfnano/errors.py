@@ -133,6 +133,18 @@ def _os_variant(cls):
     return v
 
 
+def make(cls, message, **where):
+    """An instance of the tfnano error class `cls` carrying TensorFlow's `message` (no
+    node_def, no op: tfnano has no graph); `where` takes offset / record_index / status."""
+    return cls(None, None, message, **where)
+
+
+def invalid(message):
+    """InvalidArgumentError(message): the one way Python code builds the most common
+    error, so every module spells it the same."""
+    return InvalidArgumentError(None, None, message)
+
+
 def exception_type_from_error_code(error_code):
     return _BY_CODE[error_code]
 

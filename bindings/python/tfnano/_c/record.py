@@ -102,8 +102,8 @@ def exception(rc, err, fio=None, name=None, where=False):
         return exc
     if rc in _DATA_LOSS:
         # TensorFlow's text is what comes before the first "; " (tfnano's context after)
-        exc = errors.DataLossError(None, None, exc.message.split("; ", 1)[0], status=rc,
-                                   offset=exc.offset, record_index=exc.record_index)
+        exc = errors.make(errors.DataLossError, exc.message.split("; ", 1)[0], status=rc,
+                          offset=exc.offset, record_index=exc.record_index)
     elif rc == lib.TFN_E_IO:
         # an OSError whatever TensorFlow's class (ENOSPC is ResourceExhaustedError)
         cls = errors._os_variant(type(exc))

@@ -496,8 +496,8 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     bufsize = DEFAULT_BUFFER if buffer_size in (None, -1) else int(buffer_size)
     cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
     if cycle == 0 or cycle < AUTOTUNE:
-        raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
-                                          "positive or AUTOTUNE, got %d" % cycle)
+        raise errors.invalid("`num_parallel_reads` must be "
+                             "positive or AUTOTUNE, got %d" % cycle)
     node = TFRecordNode(files, comp, bufsize, cycle, on_damage)
     ds = Dataset(node)
     ds.damage = node.stats

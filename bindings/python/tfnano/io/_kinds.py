@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from .. import errors
 from .. import _c
 from .._c import parse as _cparse
 from .. import _parsing as _p
@@ -29,11 +30,6 @@ _DENSE_NAMES = ("FixedLenFeature", "FixedLenSequenceFeature")
 _KIND_NAMES = ("VarLenFeature", "SparseFeature", "RaggedFeature")
 _PARTITION_NAMES = ("RowSplits", "RowLengths", "RowStarts", "RowLimits", "ValueRowIds",
                     "UniformRowLength")
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _dtype(d):
@@ -240,9 +236,9 @@ class _Plan:
             cfg[i].key, cfg[i].key_len = kb, len(key.encode("utf-8"))
             cfg[i].type = lib.TFN_VAR_LEN
             if dt.name not in _cparse.NATIVE_DTYPE:
-                raise _invalid("Value for attr 'sparse_types' of %s is not in the list of "
-                               "allowed values: float, int64, string"
-                               % _p._TF_NAMES.get(dt.name, dt.name))
+                raise errors.invalid("Value for attr 'sparse_types' of %s is not in the list of "
+                                      "allowed values: float, int64, string"
+                                      % _p._TF_NAMES.get(dt.name, dt.name))
             cfg[i].dtype = _cparse.NATIVE_DTYPE[dt.name]
         out = ffi.new("tfn_spec **")
         err = _c.new_error()
@@ -517,8 +513,8 @@ def _reshape_rows(vals, length):
     with its error text (counted in elements)."""
     step = length * math.prod(vals.shape[1:])
     if length <= 0 or step <= 0 or vals.size % step:
-        raise _invalid("Input to reshape is a tensor with %d values, but the requested "
-                       "shape requires a multiple of %d" % (vals.size, step))
+        raise errors.invalid("Input to reshape is a tensor with %d values, but the requested "
+                              "shape requires a multiple of %d" % (vals.size, step))
     return vals.reshape((-1, length) + vals.shape[1:])
 
 
@@ -693,7 +689,7 @@ def _rows_padded(values, splits, inner, key):
     n = len(counts)
     size = math.prod(inner)
     if size <= 0 or (counts % size).any():
-        raise _invalid("Feature %s: values do not fill whole rows of %s" % (key, inner))
+        raise errors.invalid("Feature %s: values do not fill whole rows of %s" % (key, inner))
     rows = counts // size
     width = int(counts.max()) if n else 0
     shape = (n, width)

@@ -5,14 +5,10 @@ import base64
 
 import numpy as np
 
+from .. import errors
 from .. import dtypes as _dt
 from .._tensor import as_tensor
 from .._trace import traceable
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 # name -> (TensorFlow's DataType enum, numpy dtype, TensorProto typed-value field)
@@ -77,11 +73,11 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     has the input's shape plus one dimension."""
     tname = _dtype_name(out_type)
     if tname not in _TYPES or tname == "string" or tname in ("uint32", "uint64"):
-        raise _invalid("Value for attr 'out_type' of %s is not in the list of allowed "
-                       "values: %s" % (_tf_name(tname), _DECODE_RAW_TYPES))
+        raise errors.invalid("Value for attr 'out_type' of %s is not in the list of allowed "
+                              "values: %s" % (_tf_name(tname), _DECODE_RAW_TYPES))
     if fixed_length is not None and tname in ("complex64", "complex128", "bool"):
-        raise _invalid("Value for attr 'out_type' of %s is not in the list of allowed "
-                       "values: %s" % (tname, _PADDED_RAW_TYPES))
+        raise errors.invalid("Value for attr 'out_type' of %s is not in the list of allowed "
+                              "values: %s" % (tname, _PADDED_RAW_TYPES))
     if fixed_length is not None and tname == "float16":  # TF registers no such kernel
         from ..errors import NotFoundError
         raise NotFoundError(None, None, (
@@ -103,10 +99,10 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     if fixed_length is not None:
         width = int(_numpy(fixed_length))
         if width <= 0:
-            raise _invalid("fixed_length (%d) must be greater than zero." % width)
+            raise errors.invalid("fixed_length (%d) must be greater than zero." % width)
         if width % size:
-            raise _invalid("fixed_length (%d) must be a multiple of the size of out_type "
-                           "(%d)" % (width, size))
+            raise errors.invalid("fixed_length (%d) must be a multiple of the size of out_type "
+                                  "(%d)" % (width, size))
         buf = bytearray(width * len(flat))
         for i, s in enumerate(flat):
             take = s[:width]
@@ -116,11 +112,11 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
         first = len(flat[0]) if flat else 0
         for i, s in enumerate(flat):
             if len(s) != first:
-                raise _invalid("DecodeRaw requires input strings to all be the same size, "
-                               "but element %d has size %d != %d" % (i, first, len(s)))
+                raise errors.invalid("DecodeRaw requires input strings to all be the same size, "
+                                      "but element %d has size %d != %d" % (i, first, len(s)))
         if first % size:
-            raise _invalid("Input to DecodeRaw has length %d that is not a multiple of %d, "
-                           "the size of %s" % (first, size, _tf_name(tname)))
+            raise errors.invalid("Input to DecodeRaw has length %d that is not a multiple of %d, "
+                                  "the size of %s" % (first, size, _tf_name(tname)))
         per = first // size
         buf = b"".join(flat)
     out = np.frombuffer(bytes(buf), dtype=dt).astype(npt, copy=True)
@@ -283,18 +279,18 @@ def parse_tensor(serialized, out_type, name=None):
             elif 5 <= field <= 17:
                 typed.append((field, wire, v))
     except ValueError:
-        raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
-                       % base64.b64encode(data).decode("ascii")) from None
+        raise errors.invalid("Could not parse `serialized` as TensorProto, base64: %s"
+                              % base64.b64encode(data).decode("ascii")) from None
     tname = _BY_ENUM.get(enum)
     if tname is None:
-        raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
-                       % base64.b64encode(data).decode("ascii"))
+        raise errors.invalid("Could not parse `serialized` as TensorProto, base64: %s"
+                              % base64.b64encode(data).decode("ascii"))
     if tname != want:
-        raise _invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
-                       % (_tf_name(tname), _tf_name(want)))
+        raise errors.invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
+                              % (_tf_name(tname), _tf_name(want)))
     if any(d < 0 for d in dims):
-        raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
-                       % base64.b64encode(data).decode("ascii"))
+        raise errors.invalid("Could not parse `serialized` as TensorProto, base64: %s"
+                              % base64.b64encode(data).decode("ascii"))
     n = int(np.prod(dims, dtype=np.int64)) if dims else 1
     npt = _TYPES[tname][1]
     if tname == "string":
@@ -305,9 +301,9 @@ def parse_tensor(serialized, out_type, name=None):
     elif content is not None:
         size = np.dtype(npt).itemsize
         if len(content) != n * size:
-            raise _invalid("Cannot parse tensor from proto: tensor_content holds %d bytes "
-                           "but shape %s of %s needs %d"
-                           % (len(content), dims, tname, n * size))
+            raise errors.invalid("Cannot parse tensor from proto: tensor_content holds %d bytes "
+                                  "but shape %s of %s needs %d"
+                                  % (len(content), dims, tname, n * size))
         out = np.frombuffer(content, dtype=np.dtype(npt).newbyteorder("<")).astype(npt)
     else:
         field = _TYPES[tname][2]

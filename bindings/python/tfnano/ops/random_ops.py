@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._trace import traceable
-from ..errors import InvalidArgumentError
+from ..errors import invalid
 from ._common import like_symbol, plain, shape_list, to_array, wrap
 
 _LOCK = threading.Lock()
@@ -62,8 +62,8 @@ def _stream(op_seed):
 def _stateless_rng(seed):
     s = np.asarray(plain(seed) if isinstance(seed, np.ndarray) else seed).reshape(-1)
     if s.shape != (2,):
-        raise InvalidArgumentError(None, None, "seed must have shape [2], not %s"
-                                   % list(np.shape(seed)))
+        raise invalid("seed must have shape [2], not %s"
+                      % list(np.shape(seed)))
     return np.random.default_rng([int(v) % (2 ** 63) for v in s.tolist()])
 
 
@@ -79,8 +79,8 @@ def _uniform(rng, shape, minval, maxval, dtype):
             raise ValueError("Must specify maxval for integer dtype %r" % _dt.as_dtype(dtype))
         lo, hi = int(plain(minval)), int(plain(maxval))
         if lo >= hi:
-            raise InvalidArgumentError(None, None, "Need minval < maxval, got %d >= %d"
-                                       % (lo, hi))
+            raise invalid("Need minval < maxval, got %d >= %d"
+                          % (lo, hi))
         return rng.integers(lo, hi, size=shape, dtype=t)
     if t.kind != "f":
         raise ValueError("Invalid dtype %s" % _dt.as_dtype(dtype))
@@ -156,7 +156,7 @@ def shuffle(value, seed=None, name=None):
     """``tf.random.shuffle``: permutes along the first axis."""
     a = to_array(value)
     if a.ndim == 0:
-        raise InvalidArgumentError(None, None, "input must be at least 1-D, got shape []")
+        raise invalid("input must be at least 1-D, got shape []")
     return wrap(a[_stream(seed).permutation(a.shape[0])])
 
 

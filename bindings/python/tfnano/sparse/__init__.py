@@ -2,12 +2,8 @@
 tensors) with ``to_dense``, ``from_dense`` and ``reorder``, TensorFlow's rules."""
 import numpy as np
 
+from .. import errors
 from .._tensor import as_tensor
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _array(x, dtype=None):
@@ -125,7 +121,7 @@ def _to_dense_impl(sp_input, default_value=None, validate_indices=True, name=Non
     if validate_indices:
         problem = _indices_problem(ind, shape)
         if problem is not None:
-            raise _invalid(problem)
+            raise errors.invalid(problem)
     out[tuple(ind.T)] = vals
     return as_tensor(out)
 
