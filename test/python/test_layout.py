@@ -146,7 +146,6 @@ LAZY_DOORS = {
     ("tfnano.data.structured_function", "tfnano.data.ops.batch"),
     ("tfnano.dtypes", "tfnano._tensor"),
     ("tfnano.ops.lookup_ops", "tfnano.ops.lookup_experimental"),
-    ("tfnano.sparse", "tfnano.io._traced_kinds"),
 }
 
 # Cycles through module-level imports, to go with the train/ package (issue 22 step 6):
@@ -206,7 +205,6 @@ PRIVATE_IMPORTS_LEFT = {
     ("tfnano.data.native", "tfnano.image._batch"),
     ("tfnano.data.native", "tfnano.image._ops:_jpeg_kwargs"),
     ("tfnano.io._sequence", "tfnano.ragged:_check_equal"),
-    ("tfnano.io._traced_kinds", "tfnano.sparse:_to_dense_impl"),
     ("tfnano.io.tf_record", "tfnano._tensor:_infer"),
     ("tfnano.ops._common", "tfnano._tensor:_infer"),
     ("tfnano.ops._common", "tfnano._trace:_leaves"),
@@ -217,7 +215,6 @@ PRIVATE_IMPORTS_LEFT = {
     ("tfnano.ops.control_flow", "tfnano._trace:_pairs"),
     ("tfnano.signal", "tfnano.ops._common"),
     ("tfnano.sparse", "tfnano._tensor:_infer"),
-    ("tfnano.sparse", "tfnano.io._traced_kinds"),
     ("tfnano.torch._source", "tfnano._parsing:_Records"),
 }
 

@@ -16,6 +16,7 @@ from ._c import parse as _cparse
 from . import dtypes as _dt
 from ._c.outbuf import POOL as _outbuf_pool, Carver
 from ._tensor import Tensor
+from ._trace import LENGTHS as _LENGTHS
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
 ffi = _c.ffi
@@ -683,9 +684,7 @@ def run(spec, serialized, names=None, single=False, tensors=True):
 
 # ----------------------------------------------------------------- tracing
 
-# Set by tf.data's vectorized padded_batch on its thread: {(address, shape): lengths}
-# of the FixedLenSequenceFeature outputs the batch rule below produces.
-LENGTHS = threading.local()
+LENGTHS = _LENGTHS  # the tracer's lengths table (tf.data's padded_batch reads it)
 
 _TRACE_DTYPE = {"int64": np.int64, "float32": np.float32, "string": object}
 

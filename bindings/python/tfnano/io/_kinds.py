@@ -654,6 +654,7 @@ def trace_specs(features, lead):
     parse_single_example, the batch shape for parse_example."""
     from .._trace import CompositeSpec, Spec
     from . import _traced_kinds  # noqa: F401  (ops on the traced values)
+    from .. import sparse  # noqa: F401  (registers the traced SparseTensor ops)
     plan = get_plan(features)
     lead = tuple(lead)
     single = not lead
