@@ -15,6 +15,7 @@ from . import _c, _native
 from ._c import parse as _cparse
 from . import dtypes as _dt
 from ._c.outbuf import POOL as _outbuf_pool, Carver
+from ._c.spec import CompiledSpec
 from ._tensor import Tensor
 from ._trace import LENGTHS as _LENGTHS
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
@@ -197,13 +198,8 @@ class _Spec:
                 od = lib.TFN_INT32
             cfg[i].out_dtype = od if od != cfg[i].dtype else lib.TFN_DTYPE_NONE
             self.out_dtype.append(od)
-        out = ffi.new("tfn_spec **")
-        err = _c.new_error()
-        rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
-        if rc < 0:
-            _c.check(rc, err)
-        self.spec = ffi.gc(out[0], lib.tfn_spec_free)
-        self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
+        self.compiled = CompiledSpec(cfg, n)
+        self.spec, self.strides = self.compiled.spec, self.compiled.strides
         self.maxlen = maxlen
         self.masks = masks
         # every output's shape is known before the records are read: run() can size
@@ -305,14 +301,7 @@ class _Spec:
         return {k: v.view(Tensor) for k, v in result.items()}
 
     def parser(self):
-        p = getattr(self._local, "p", None)
-        if p is None:
-            p = lib.tfn_parser_new(self.spec, ffi.NULL)
-            if p == ffi.NULL:
-                raise MemoryError("tfn_parser_new")
-            p = ffi.gc(p, lib.tfn_parser_free)
-            self._local.p = p
-        return p
+        return self.compiled.parser()
 
 
 _CACHE = collections.OrderedDict()

@@ -21,6 +21,7 @@ from .._c import parse as _cparse
 from .. import _parsing as _p
 from .. import dtypes as _dt
 from .._c.outbuf import Carver
+from .._c.spec import CompiledSpec
 from .._tensor import as_tensor
 
 ffi = _c.ffi
@@ -221,7 +222,6 @@ class _Plan:
         self.outputs.sort(key=lambda o: (rank[o[1]], o[0]))
         self.sparse_out = {k for k, kind, _ in self.outputs if kind == "varlen"}
         self._compile()
-        self._local = threading.local()
 
     def _compile(self):
         n = len(self.dense) + len(self.var)
@@ -240,23 +240,11 @@ class _Plan:
                                       "allowed values: float, int64, string"
                                       % _p._TF_NAMES.get(dt.name, dt.name))
             cfg[i].dtype = _cparse.NATIVE_DTYPE[dt.name]
-        out = ffi.new("tfn_spec **")
-        err = _c.new_error()
-        rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
-        if rc < 0:
-            _c.check(rc, err)
-        self.spec = ffi.gc(out[0], lib.tfn_spec_free)
-        self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
+        self.compiled = CompiledSpec(cfg, n)
+        self.spec, self.strides = self.compiled.spec, self.compiled.strides
 
     def parser(self):
-        p = getattr(self._local, "p", None)
-        if p is None:
-            p = lib.tfn_parser_new(self.spec, ffi.NULL)
-            if p == ffi.NULL:
-                raise MemoryError("tfn_parser_new")
-            p = ffi.gc(p, lib.tfn_parser_free)
-            self._local.p = p
-        return p
+        return self.compiled.parser()
 
 
 def _tf_repr(dt):
