@@ -71,7 +71,8 @@ VENV_PY := $(VENV)/bin/python
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
         python wheel sdist test-wheel run-c venv-scale test-scale \
-        venv-beam test-beam venv-ray bench-ray
+        venv-beam test-beam venv-ray bench-ray venv-keras test-keras venv-grain test-grain \
+        venv-hf test-hf venv-bench-frameworks
 
 all: lib
 
@@ -83,6 +84,7 @@ help:
 	@echo "make conformance  compare with real TensorFlow (separate venv, PyPI tensorflow-cpu)"
 	@echo "make bench      benchmarks (W1/W2/W3 of shared/spec/performance.md)"
 	@echo "make bench-ray  to_arrow vs Ray Data read_tfrecords and TensorFlow (build/venv-ray)"
+	@echo "make test-keras / test-grain / test-hf   Keras 3 (JAX, PyTorch), Grain, HF datasets adapters"
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc (make test-install: a pkg-config consumer)"
@@ -207,6 +209,9 @@ test: deps
 	$(MAKE) --no-print-directory test-asan
 	$(MAKE) --no-print-directory test-python
 	$(MAKE) --no-print-directory test-torch
+	$(MAKE) --no-print-directory test-keras
+	$(MAKE) --no-print-directory test-grain
+	$(MAKE) --no-print-directory test-hf
 	$(MAKE) --no-print-directory test-scale
 	$(MAKE) --no-print-directory test-beam
 	$(MAKE) --no-print-directory test-install
@@ -270,6 +275,44 @@ venv-torch: $(VENV_TORCH)/.stamp
 
 test-torch: venv-torch python
 	$(VENV_TORCH)/bin/python -m pytest -q -p no:cacheprovider test/torch
+
+# tfnano.keras, tfnano.grain and tfnano.hf: each framework in its own virtualenv from
+# PyPI (none is a tfnano dependency; their requirements files pin the versions tested),
+# tfnano from the tree (each test folder's conftest.py). Keras 3 runs on JAX (here) and
+# on PyTorch (in build/venv-torch, which has keras too) with TensorFlow blocked.
+VENV_KERAS := build/venv-keras
+$(VENV_KERAS)/.stamp: test/keras/requirements.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_KERAS) -r test/keras/requirements.txt
+	@touch $@
+
+venv-keras: $(VENV_KERAS)/.stamp
+
+test-keras: venv-keras venv-torch python
+	KERAS_TORCH_PYTHON=$(CURDIR)/$(VENV_TORCH)/bin/python \
+	  $(VENV_KERAS)/bin/python -m pytest -q -p no:cacheprovider test/keras
+
+VENV_GRAIN := build/venv-grain
+$(VENV_GRAIN)/.stamp: test/grain/requirements.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_GRAIN) -r test/grain/requirements.txt
+	@touch $@
+
+venv-grain: $(VENV_GRAIN)/.stamp
+
+test-grain: venv-grain python
+	$(VENV_GRAIN)/bin/python -m pytest -q -p no:cacheprovider test/grain
+
+VENV_HF := build/venv-hf
+$(VENV_HF)/.stamp: test/hf/requirements.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_HF) -r test/hf/requirements.txt
+	@touch $@
+
+venv-hf: $(VENV_HF)/.stamp
+
+test-hf: venv-hf python
+	$(VENV_HF)/bin/python -m pytest -q -p no:cacheprovider test/hf
 
 # tfnano.arrow / tfnano.dask tests and the Ray recipe: pyarrow, dask[dataframe],
 # distributed, polars, DuckDB and ray[data] in their own virtualenv (build/venv-scale,
@@ -338,6 +381,17 @@ $(VENV_BENCH_SCALE)/.stamp: test/bench/requirements-scale.txt
 	@touch $@
 
 venv-bench-scale: $(VENV_BENCH_SCALE)/.stamp
+
+# test/bench/bench_frameworks.py's virtualenv (bench only): Grain, datasets and
+# tensorflow-cpu in one interpreter, so tfnano.grain / tfnano.hf and the same jobs
+# through TensorFlow's parser run side by side. make bench skips the script without it.
+VENV_BENCH_FRAMEWORKS := build/venv-bench-frameworks
+$(VENV_BENCH_FRAMEWORKS)/.stamp: test/bench/requirements-frameworks.txt
+	@test/tools/ensure-deps.sh
+	PYTHON=$(PYTHON) test/tools/venv.sh --shared $(VENV_BENCH_FRAMEWORKS) -r test/bench/requirements-frameworks.txt
+	@touch $@
+
+venv-bench-frameworks: $(VENV_BENCH_FRAMEWORKS)/.stamp
 
 bench: deps
 	$(MAKE) --no-print-directory lib MODE=release

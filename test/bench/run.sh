@@ -32,12 +32,14 @@ PY_BENCHES+=(bench_seed_image.py)
 PY_BENCHES+=(bench_pipeline.py)
 PY_BENCHES+=(bench_scale.py)
 PY_BENCHES+=(bench_arrow.py)
+PY_BENCHES+=(bench_frameworks.py)
 PY_BENCHES+=(bench_torch.py)
 PY_BENCHES+=(bench_ops_map.py)
 # Scripts that need a virtualenv of their own (made by `make <its name>`, never by
 # make test): run with its interpreter, skipped with the reason printed when it is absent.
 declare -A PY_BENCH_VENV=([bench_scale.py]=build/venv-bench-scale
                           [bench_arrow.py]=build/venv-ray
+                          [bench_frameworks.py]=build/venv-bench-frameworks
                           [bench_torch.py]=build/venv-torch)
 
 MODE=${MODE:-release}
