@@ -191,7 +191,6 @@ def _private_imports():
 # Imports of another package's private name that are still there (issue 22): the
 # list may only shrink.
 PRIVATE_IMPORTS_LEFT = {
-    ("tfnano._c.parse", "tfnano.errors:_locate"),
     ("tfnano._parsing", "tfnano.io._kinds"),
     ("tfnano._tensor", "tfnano.ops._operators"),
     ("tfnano._tensor", "tfnano.ops.array_ops:_check_index"),

@@ -98,7 +98,7 @@ _BY_CODE = {c.error_code: c for c in (
     UnimplementedError, InternalError, UnavailableError, DataLossError)}
 
 
-def _locate(exc, file=None, record=None, offset=None, record_label="record"):
+def locate(exc, file=None, record=None, offset=None, record_label="record"):
     """Makes str(exc) name where the problem is: TensorFlow's text, then "; file f,
     record i, offset o" (the parts known). Returns exc. A caller that knows more
     (a dataset knows the file of a parse error) calls it again."""
@@ -112,6 +112,9 @@ def _locate(exc, file=None, record=None, offset=None, record_label="record"):
     if where:
         exc.detail = "%s; %s" % (exc.message, ", ".join(where))
     return exc
+
+
+_locate = locate  # the name the package's modules have used
 
 
 _OS_VARIANTS = {}
