@@ -70,6 +70,7 @@ VENV_PY := $(VENV)/bin/python
 
 .PHONY: all lib test test-c test-asan test-python examples run deps venv install uninstall \
         test-install clean proto bench conformance help fuzz fuzz-smoke valgrind tsan proto-check \
+        fuzz-pipelines \
         python wheel sdist test-wheel run-c venv-scale test-scale \
         venv-beam test-beam venv-ray bench-ray venv-keras test-keras venv-grain test-grain \
         venv-hf test-hf venv-bench-frameworks
@@ -86,6 +87,7 @@ help:
 	@echo "make bench-ray  to_arrow vs Ray Data read_tfrecords and TensorFlow (build/venv-ray)"
 	@echo "make test-keras / test-grain / test-hf   Keras 3 (JAX, PyTorch), Grain, HF datasets adapters"
 	@echo "make fuzz       libFuzzer harnesses, FUZZ_SECONDS each (make fuzz-smoke: 20 s each, for CI)"
+	@echo "make fuzz-pipelines  random tf.data pipelines under TensorFlow and tfnano (FUZZ_PIPELINES cases)"
 	@echo "make valgrind   C tests under valgrind memcheck"
 	@echo "make install PREFIX=...   header, libraries and tfnano.pc (make test-install: a pkg-config consumer)"
 	@echo "make wheel      dist/tfnano-*-cp38-abi3-manylinux*.whl (make sdist: the source tarball)"
@@ -369,6 +371,14 @@ conformance: deps
 	$(MAKE) --no-print-directory lib MODE=test WERROR=1
 	$(MAKE) --no-print-directory venv-scale venv-beam  # test_scale_tf.py's adapter side
 	test/conformance/run.sh
+
+# The differential pipeline fuzzer of make conformance, longer and random (new cases each
+# run; strict: an error TensorFlow raises when tracing a map is a failure here too).
+FUZZ_PIPELINES ?= 2000
+fuzz-pipelines: deps
+	$(MAKE) --no-print-directory lib MODE=test WERROR=1
+	TFNANO_FUZZ_EXAMPLES=$(FUZZ_PIPELINES) TFNANO_FUZZ_RANDOM=1 TFNANO_FUZZ_STRICT=1 \
+	    test/conformance/run.sh test/conformance/test_fuzz_pipelines_tf.py -k random_pipelines -x
 
 # test/bench/bench_scale.py's virtualenv (bench only, not part of make test or CI): the
 # same Dask job with tfnano and with tf.train.Example needs dask, distributed, pyarrow

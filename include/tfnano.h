@@ -751,6 +751,30 @@ TFN_API int tfn_hash_views(int kind, const tfn_bytes *strs, size_t n, const uint
                            uint64_t num_buckets, uint64_t *out, tfn_error *err);
 
 /* ==================================================================================
+ * MARK: Random numbers (tf.random.*, Dataset.shuffle's order)
+ *
+ * TensorFlow's generator, bit-exact: Philox-4x32-10 and the Box-Muller step of its
+ * normal distributions. The seeding rules (seed pair -> key and counter) and the
+ * distributions built on the raw words live in the bindings.
+ * ================================================================================== */
+
+/* Philox-4x32-10 blocks for the counters counter, counter + 1, ... (a 128-bit number,
+ * counter[0] the lowest word): writes 4 * nblocks words to out, block i at out + 4 i.
+ * With key {0, 0} and counter {0, 0, 0, 0} the first block is 0x6627e8d5 0xe169c58d
+ * 0xbc57ac4c 0x9b00dbd8 (Random123's known answer). Thread-safe. */
+TFN_API void tfn_philox4x32(const uint32_t key[2], const uint32_t counter[4],
+                            uint64_t nblocks, uint32_t *out);
+
+/* TensorFlow's BoxMullerFloat on npairs pairs of words: out[2i] = sin(v) * r and
+ * out[2i + 1] = cos(v) * r from bits[2i] (the radius) and bits[2i + 1] (the angle).
+ * Float arithmetic and the C library's logf / sinf / cosf, as TensorFlow's kernel. */
+TFN_API void tfn_box_muller_float(const uint32_t *bits, size_t npairs, float *out);
+
+/* TensorFlow's BoxMullerDouble on nquads groups of four words (two per uniform
+ * double): out[2i], out[2i + 1] from bits[4i .. 4i + 3]. */
+TFN_API void tfn_box_muller_double(const uint32_t *bits, size_t nquads, double *out);
+
+/* ==================================================================================
  * MARK: Lookup tables (tf.lookup.StaticHashTable, StaticVocabularyTable)
  *
  * An immutable hash table from string or int64 keys to rows, built once from n keys:

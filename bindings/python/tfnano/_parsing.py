@@ -489,6 +489,8 @@ def _names_views(names, n):
     if names is None:
         return ffi.NULL, None
     names = np.asarray(names, dtype=object).reshape(-1).tolist()
+    if not names:  # TensorFlow checks the names' shape only when there are some
+        return ffi.NULL, None
     if len(names) != n:
         raise errors.invalid("Expected names have the same shape as serialized: name.shape=[%d], "
                               "serialized.shape=[%d]" % (len(names), n))

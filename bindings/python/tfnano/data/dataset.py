@@ -241,7 +241,8 @@ class Dataset:
                              rerandomize_each_iteration=None):
         # lazy door (tf.data's): the op module imports Dataset
         from .ops.sample import sample_from_datasets
-        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+                                    rerandomize_each_iteration)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):

@@ -49,9 +49,34 @@ def map_structure(fn, s):
 COMPOSITE = _COMPOSITE = ("SparseTensor", "RaggedTensor")
 
 
+def _packed(items):
+    """A list holding tensors as TensorFlow packs it: the first tensor's dtype, every
+    tensor of that dtype, Python values converted to it."""
+    leaves, stack = [], [items]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+        else:
+            leaves.append(v)
+    tensors = [(i, v) for i, v in enumerate(leaves) if isinstance(v, Tensor)]
+    dt = tensors[0][1].dtype
+    for i, v in tensors:
+        if v.dtype != dt:
+            from ..errors import InvalidArgumentError
+            tf_names = {"float32": "float", "float64": "double"}  # TF's kernel names
+            name = lambda d: tf_names.get(np.dtype(d).name, np.dtype(d).name)  # noqa: E731
+            raise InvalidArgumentError(None, None, "cannot compute Pack as input #%d"
+                                       "(zero-based) was expected to be a %s tensor but is "
+                                       "a %s tensor" % (i, name(dt), name(v.dtype)))
+    return as_tensor(np.array(items, dtype=np.dtype(dt)))
+
+
 def to_tensor(x):
     if isinstance(x, Tensor):
         return x
+    if isinstance(x, list) and x and any(isinstance(v, Tensor) for v in x):
+        return _packed(x)
     if isinstance(x, np.ndarray):
         return as_tensor(x)
     if hasattr(x, "_tfn_joined") or hasattr(x, "_tfn_views"):  # record batches stay lazy
@@ -214,9 +239,9 @@ def _shape_of_structure(s):
     return None
 
 
-def stand_in(spec):
+def stand_in(spec, unknown=0):
     """An element of `spec` made of zero-filled tensors (b"" for strings, unknown sizes
-    0): what a function that returns a dataset is called with to learn that dataset's
+    `unknown`): what a function that returns a dataset is called with to learn that dataset's
     element_spec, as TensorFlow traces it with symbolic inputs. None when a leaf is a
     composite or its rank or dtype is unknown."""
     from .._trace import CompositeSpec
@@ -228,13 +253,36 @@ def stand_in(spec):
         return None
 
     def zero(s):
-        shape = tuple(0 if d is None else d for d in s.shape)
+        shape = tuple(unknown if d is None else d for d in s.shape)
         if s.dtype == object:
             a = np.empty(shape, object)
             a.fill(b"")
             return as_tensor(a)
         return as_tensor(np.zeros(shape, s.dtype))
     return map_structure(zero, spec)
+
+
+def merged_spec(a, b):
+    """Two specs of one structure as one: a dimension where they differ is unknown
+    (the spec of a function's result whatever the unknown sizes of its input)."""
+    from .._trace import Spec
+    if a is None or b is None:
+        return None
+    try:
+        fa, fb = flatten(a), flatten(b)
+    except Exception:  # noqa: BLE001
+        return None
+    if len(fa) != len(fb):
+        return None
+    out = []
+    for x, y in zip(fa, fb):
+        if type(x) is not Spec or type(y) is not Spec or x.shape is None or \
+                y.shape is None or len(x.shape) != len(y.shape):
+            out.append(x)
+            continue
+        out.append(Spec(x.dtype, tuple(d if d == e else None for d, e in
+                                       zip(x.shape, y.shape))))
+    return pack(a, out)
 
 
 def returned_spec(make_dataset):

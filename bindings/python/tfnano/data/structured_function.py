@@ -62,6 +62,39 @@ def _lists_with_symbols(s):
     return False
 
 
+def _unpackable_list(s):
+    """A list in a traced result whose tensors TensorFlow cannot pack into one (items
+    of different ranks or dtypes): TensorFlow refuses the function when it traces it."""
+    if isinstance(s, dict):
+        return any(_unpackable_list(v) for v in s.values())
+    if isinstance(s, tuple):
+        return any(_unpackable_list(v) for v in s)
+    if not (isinstance(s, list) and _trace.has_symbol(s)):
+        return False
+    specs = [v.spec if isinstance(v, _trace.Symbol) else
+             structure.spec_of_value(structure.to_tensor(v)) for v in s]
+    if any(not isinstance(x, _trace.Spec) or x.shape is None for x in specs):
+        return False
+    first = next(v.spec for v in s if isinstance(v, _trace.Symbol))
+    return len({len(x.shape) for x in specs}) > 1 or any(
+        isinstance(v, _trace.Symbol) and v.spec.dtype != first.dtype for v in s)
+
+
+def _packed_spec(specs):
+    """The spec of the tensor a list of tensors packs into: the first tensor's dtype,
+    the list's length, then the items' shape (a dimension unknown where they differ)."""
+    typed = [x for x in specs if isinstance(x, _trace.Spec)]
+    if not typed or any(getattr(x, "shape", None) is None for x in typed):
+        return None
+    first = typed[0]
+    shapes = {tuple(x.shape) for x in typed}
+    if len({len(sh) for sh in shapes}) != 1:
+        return None
+    inner = tuple(d[0] if len(set(d)) == 1 else None for d in zip(*shapes)) \
+        if shapes else ()
+    return _trace.Spec(first.dtype, (len(specs),) + inner)
+
+
 class StructuredFunction:
     """`func` as tf.data calls it on elements of `input_spec` (None: unknown)."""
 
@@ -87,6 +120,9 @@ class StructuredFunction:
             return
         if type(graph.outputs) is list:  # as TensorFlow packs a returned list
             graph.outputs = tuple(graph.outputs)
+        if self.transformation == "map" and _unpackable_list(graph.outputs):
+            raise TypeError("Unsupported return value from function passed to "
+                            "Dataset.map(): %r." % (graph.outputs,))
         self.graph = graph
         self.batch_reason = graph.vectorizable()
         if self.batch_reason is not None:
@@ -131,9 +167,18 @@ class StructuredFunction:
             if isinstance(x, _trace.Symbol):
                 return x.spec
             return structure.spec_of_value(structure.to_tensor(x))
+        def walk(x):  # a list is one leaf: the tensor TensorFlow packs it into
+            if isinstance(x, dict):
+                return type(x)((k, walk(v)) for k, v in x.items())
+            if isinstance(x, tuple) and not structure.is_namedtuple(x):
+                return tuple(walk(v) for v in x)
+            if isinstance(x, list) and _trace.has_symbol(x):
+                return _packed_spec([spec(v) for v in x])
+            return spec(x)
         try:
-            return _trace._map(spec, self.graph.outputs) if not _lists_with_symbols(
-                self.graph.outputs) else None
+            if _lists_with_symbols(self.graph.outputs):
+                return walk(self.graph.outputs)
+            return _trace._map(spec, self.graph.outputs)
         except Exception:
             return None
 

@@ -273,8 +273,34 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
+def _size_arg(size):
+    """tf.image.resize's `size` as TensorFlow converts it to int32: a tensor must be
+    int32, a numpy array is cast, Python values must be integers (wrapping to 32 bits);
+    then it must have shape [2]."""
+    from .._tensor import Tensor
+    bad_type = ValueError("'size' must be a 1-D int32 Tensor")
+    if isinstance(size, Tensor):
+        a = size.view(np.ndarray)
+        if a.dtype != np.int32:
+            raise bad_type
+    elif isinstance(size, np.ndarray):
+        try:
+            a = size.astype(np.int32)
+        except (TypeError, ValueError):
+            raise bad_type from None
+    else:
+        flat = np.asarray(size, dtype=object).reshape(-1).tolist() if np.ndim(size) else [size]
+        if not all(isinstance(v, (int, np.integer)) for v in flat):
+            raise bad_type
+        a = np.asarray([int(v) & 0xFFFFFFFF for v in flat], np.uint32).view(np.int32) \
+            .reshape(np.shape(size))
+    if a.shape != (2,):
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    return int(a[0]), int(a[1])
+
+
 def _target_size(h, w, size, preserve_aspect_ratio):
-    nh, nw = (int(v) for v in np.asarray(size).reshape(-1)[:2])
+    nh, nw = _size_arg(size)
     if preserve_aspect_ratio:
         f = min(np.float32(nh) / np.float32(h), np.float32(nw) / np.float32(w))
         nh = int(np.round(np.float32(f) * np.float32(h)))

@@ -537,10 +537,16 @@ def _batched_partition(rt, part, var, key, validate, sdt):
         np.cumsum(plengths, out=psplits[1:])
     outer = as_tensor(psplits.astype(sdt))
     if name in ("RowSplits", "RowLimits", "RowStarts"):
-        if len(splits) - 1 != len(plengths):  # (sequence steps: one row per step)
-            raise ValueError("Dimensions %d and %d are not compatible"
-                             % (len(splits) - 1, len(plengths)))
-        adjusted = pvals + np.repeat(splits[:-1], plengths).astype(sdt)
+        starts = splits[:-1]
+        if len(starts) != len(plengths):  # (sequence steps: one row per step)
+            if len(plengths) != 1:
+                raise ValueError("Dimensions %d and %d are not compatible"
+                                 % (len(starts), len(plengths)))
+            plengths = np.full(len(starts), plengths[0])  # tf.repeat broadcasts one count
+        rep = np.repeat(starts, plengths).astype(sdt)
+        if len(pvals) != len(rep) and 1 not in (len(pvals), len(rep)):
+            raise _invalid("Incompatible shapes: [%d] vs. [%d]" % (len(pvals), len(rep)))
+        adjusted = pvals + rep
         make = RaggedTensor.from_row_starts if name == "RowStarts" else \
             RaggedTensor.from_row_limits
         return RaggedTensor(make(rt._values, adjusted, validate=True), outer)

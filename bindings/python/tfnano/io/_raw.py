@@ -254,8 +254,13 @@ def parse_tensor(serialized, out_type, name=None):
     """``tf.io.parse_tensor``: a serialized TensorProto back to its array; `out_type`
     must be the tensor's dtype, as in TensorFlow."""
     data = _numpy(serialized)
+    if isinstance(data, (list, tuple)):
+        data = np.asarray(data, dtype=object)
     if isinstance(data, np.ndarray):
-        data = data.reshape(-1).tolist()[0] if data.size == 1 else data
+        if data.ndim != 0:  # TensorFlow's op takes one scalar record, not a batch
+            raise _invalid("Expected `serialized` to be a scalar, got shape: [%s]"
+                           % ",".join(str(d) for d in data.shape))
+        data = data.item()
     if isinstance(data, str):
         data = data.encode("utf-8")
     data = bytes(data)

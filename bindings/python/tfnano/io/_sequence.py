@@ -79,6 +79,13 @@ def _dense_problem(key, f, ex_splits, st_splits, present, names):
     shape = tuple(_p._as_shape(f.shape))
     stride = int(np.prod(shape, dtype=np.int64)) if shape else 1
     n = len(ex_splits) - 1
+    # before any step, TF checks the longest list's value count against the step shape
+    per_example = st_splits[ex_splits[1:]] - st_splits[ex_splits[:-1]] if n else []
+    most = int(np.max(per_example)) if n else 0
+    if stride and most % stride:
+        return (0, 0, "Feature list '%s' has an unexpected number of values.  Total values "
+                   "size: %d is not consistent with output shape: [%s]"
+                % (key, most, ",".join(["?"] + [str(d) for d in shape])))
     found = []
     if not getattr(f, "allow_missing", False) and n and not present.all():
         i = int(np.argmin(present))
@@ -273,6 +280,8 @@ def _parse(serialized, context_features, sequence_features, names, single):
     context_features, _ = _kinds.adopt(context_features)
     configs = _check_sequence_features(sequence_features)
     serialized = _kinds.as_input(serialized)
+    if single and isinstance(serialized, np.ndarray) and serialized.ndim == 0:
+        serialized = serialized.item()  # a scalar tensor holds the one record
     items = [serialized] if single else serialized
     recs = _p._Records(items)
     names_list = None if names is None else (

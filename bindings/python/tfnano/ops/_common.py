@@ -42,6 +42,10 @@ def to_array(x, dtype=None):
 
 def wrap(a):
     """A result as a Tensor (numpy scalars become 0-d Tensors)."""
+    if isinstance(a, bytes):  # one string (an element of a string tensor): TF's object
+        out = np.empty((), dtype=object)
+        out[()] = bytes(a)
+        return out.view(Tensor)
     if not isinstance(a, np.ndarray):
         a = np.asarray(a)
     return a.view(Tensor) if type(a) is not Tensor else a
@@ -191,7 +195,10 @@ __all__ = ["as_tensor", "Tensor"]
 
 
 def contiguous(a):
-    """A C-contiguous copy keeping the rank (np.ascontiguousarray makes 0-d 1-d)."""
+    """A C-contiguous copy keeping the rank (np.ascontiguousarray makes 0-d 1-d); one
+    string stays a string (not numpy's fixed-width bytes)."""
+    if isinstance(a, bytes):
+        return bytes(a)
     return np.array(a, order="C", copy=True)
 
 

@@ -195,8 +195,25 @@ def _expand_axis(a, axis):
     return axis
 
 
+def _expand_dims_infer(input, axis, name=None):  # noqa: A002
+    """The input's static shape with a 1 at `axis` (unknown sizes stay unknown)."""
+    s = input.spec if isinstance(input, Symbol) else Spec(to_array(input).dtype,
+                                                           to_array(input).shape)
+    if s.shape is None:
+        return Spec(s.dtype, None)
+    n = len(s.shape)
+    if isinstance(axis, Symbol):
+        return Spec(s.dtype, (None,) * (n + 1))
+    ax = int(plain(axis))
+    if ax < -n - 1 or ax > n:
+        raise InvalidArgumentError(None, None, "Tried to expand dim index %d for tensor with "
+                                   "%d dimensions." % (ax, n))
+    ax = ax + n + 1 if ax < 0 else ax
+    return Spec(s.dtype, s.shape[:ax] + (1,) + s.shape[ax:])
+
+
 @traceable("expand_dims", batch=lambda input, axis, name=None: np.expand_dims(
-    input, shift_axis(int(axis))))
+    input, shift_axis(int(axis))), infer=_expand_dims_infer)
 def expand_dims(input, axis, name=None):  # noqa: A002
     """``tf.expand_dims``: axis in [-rank-1, rank]."""
     a = to_array(input)
@@ -420,8 +437,22 @@ def _fill_batch(dims, value, name=None):
     raise TraceError("tf.fill with a traced shape and a constant value has no batch size")
 
 
+def _known_shape_value(sym):
+    """The static shape of x when `sym` is tf.shape(x) and x's rank is known (what
+    TensorFlow's shape inference reads from it, unknown sizes None), else None."""
+    for node in reversed(sym.graph.nodes):
+        if node.outputs is sym:
+            x = node.args[0] if node.op.name == "shape" and node.args else None
+            if isinstance(x, Symbol) and x.spec.shape is not None:
+                return tuple(x.spec.shape)
+            return None
+    return None
+
+
 def _fill_infer(dims, value, name=None):
     dtype = value.spec.dtype if isinstance(value, Symbol) else to_array(value).dtype
+    if isinstance(dims, Symbol) and _known_shape_value(dims) is not None:
+        return Spec(dtype, _known_shape_value(dims))
     if isinstance(dims, Symbol):
         n = None if dims.spec.shape is None else dims.spec.shape[0]
         return Spec(dtype, None if n is None else (None,) * n)
@@ -1026,8 +1057,38 @@ def _getitem_infer(tensor, slice_spec):
     out = plain(_getitem_impl(stand_in, slice_spec))
     dtype = spec.dtype  # indexing keeps it (an object stand-in's zeros would read int64)
     if None in spec.shape:
-        return Spec(dtype, (None,) * out.ndim)
+        known = _index_known(spec.shape, parts)
+        if known is None or len(known) != out.ndim:
+            return Spec(dtype, (None,) * out.ndim)
+        return Spec(dtype, tuple(d if k else None for d, k in zip(out.shape, known)))
     return Spec(dtype, out.shape)
+
+
+def _index_known(shape, parts):
+    """Per output dimension of basic indexing, whether its size is static (as
+    TensorFlow's shape inference has it: an integer drops a dimension, a slice of an
+    unknown size is unknown, a new axis is 1); None for other kinds of index."""
+    consumed = 0
+    for p in parts:
+        if p is Ellipsis or p is None:
+            continue
+        if not isinstance(p, (builtins.slice, int, np.integer)):
+            return None
+        consumed += 1
+    known, i = [], 0
+    for p in parts:
+        if p is Ellipsis:
+            k = len(shape) - consumed
+            known += [shape[i + j] is not None for j in range(k)]
+            i += k
+        elif p is None:
+            known.append(True)
+        elif isinstance(p, builtins.slice):
+            known.append(shape[i] is not None)
+            i += 1
+        else:
+            i += 1
+    return known + [d is not None for d in shape[i:]]
 
 
 getitem = traceable("__getitem__", batch=_getitem_batch, infer=_getitem_infer,

@@ -274,7 +274,23 @@ def regex_full_match(input, pattern, name=None):  # noqa: A002
     return wrap(_map(lambda v: rx.fullmatch(v) is not None, a, np.bool_))
 
 
-@traceable("strings.lower", batch="elementwise", infer=same_shape_infer(object))
+def _strings_in_infer(kernel):
+    """An `infer` for an op of one string input: a traced input of another dtype is
+    refused while tracing, with TensorFlow's TypeError (as its graph builder does)."""
+    same = same_shape_infer(object)
+
+    def infer(input, *args, **kwargs):  # noqa: A002
+        from .._trace import Symbol, user_error
+        dt = input.spec.dtype if isinstance(input, Symbol) else None
+        if dt is not None and dt != np.dtype(object):
+            raise user_error(TypeError(
+                "Input 'input' of '%s' Op has type %s that does not match expected type "
+                "of string." % (kernel, _dt.as_dtype(dt).name)))
+        return same(input, *args, **kwargs)
+    return infer
+
+
+@traceable("strings.lower", batch="elementwise", infer=_strings_in_infer("StringLower"))
 def lower(input, encoding="", name=None):  # noqa: A002
     """``tf.strings.lower``: ASCII letters (all letters with encoding="utf-8")."""
     a = _strings(input, "StringLower")
@@ -283,7 +299,7 @@ def lower(input, encoding="", name=None):  # noqa: A002
     return wrap(_bytes_map(a, _sv.LOWER))
 
 
-@traceable("strings.upper", batch="elementwise", infer=same_shape_infer(object))
+@traceable("strings.upper", batch="elementwise", infer=_strings_in_infer("StringUpper"))
 def upper(input, encoding="", name=None):  # noqa: A002
     """``tf.strings.upper``: ASCII letters (all letters with encoding="utf-8")."""
     a = _strings(input, "StringUpper")
@@ -292,7 +308,7 @@ def upper(input, encoding="", name=None):  # noqa: A002
     return wrap(_bytes_map(a, _sv.UPPER))
 
 
-@traceable("strings.strip", batch="elementwise", infer=same_shape_infer(object))
+@traceable("strings.strip", batch="elementwise", infer=_strings_in_infer("StringStrip"))
 def strip(input, name=None):  # noqa: A002
     """``tf.strings.strip``: leading and trailing ASCII whitespace."""
     return wrap(_bytes_map(_strings(input, "StringStrip"), _sv.STRIP))
@@ -367,11 +383,12 @@ def _as_string_one(v, kind, precision, scientific, shortest, width, fill):
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
               name=None):  # noqa: A002
     """``tf.strings.as_string``: "%d" for integers, "%f" (6 decimals) for floats,
-    "true"/"false" for bools."""
+    "true"/"false" for bools; strings as they are (padded to `width`)."""
     a = to_array(input)
-    if a.dtype == object:
-        raise invalid("Value for attr 'T' of string is not in the "
-                      "list of allowed values")
+    if a.dtype == object:  # strings pass through, right-justified to `width` with spaces
+        w = max(int(width), 0)
+        return wrap(_map(lambda v: v.rjust(w) if isinstance(v, bytes) else
+                         str(v).encode().rjust(w), a))
     return wrap(_map(lambda v: _as_string_one(v, a.dtype.kind, precision, scientific,
                                               shortest, width, fill), a))
 

@@ -23,9 +23,17 @@ class InterleaveNode(plan.Node):
         # map_func called once on a stand-in element, as TensorFlow traces it when the
         # dataset is made; its dataset's spec (None when the call needs real input)
         if not hasattr(self, "_spec"):
-            el = structure.stand_in(self.inputs[0].element_spec())
-            self._spec = None if el is None else structure.returned_spec(
-                lambda: structure.call(self.map_func, el))
+            spec = self.inputs[0].element_spec()
+            found = []
+            unknown = spec is not None and any(
+                getattr(s, "shape", None) is not None and None in s.shape
+                for s in structure.flatten(spec))
+            # unknown sizes as 0, then 1: what differs is unknown
+            for size in ((0, 1) if unknown else (0,)):
+                el = structure.stand_in(spec, size)
+                found.append(None if el is None else structure.returned_spec(
+                    lambda: structure.call(self.map_func, el)))
+            self._spec = structure.merged_spec(*found) if unknown else found[0]
         return self._spec
 
     def stage(self, ctx):

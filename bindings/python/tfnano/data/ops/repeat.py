@@ -8,7 +8,8 @@ class RepeatNode(plan.Node):
 
     def __init__(self, input, count):
         super().__init__(input)
-        self.count = -1 if count is None or int(count) < 0 else int(count)
+        self.given = -1 if count is None else int(count)
+        self.count = -1 if self.given < 0 else self.given
 
     def attrs(self):
         return {"count": self.count}
@@ -20,7 +21,19 @@ class RepeatNode(plan.Node):
         return card * self.count if card >= 0 else card
 
     def stage(self, ctx):
+        if (self.given == 0 or self.given < -1) and _after_shuffle(self.inputs[0]):
+            # TensorFlow fuses shuffle (and maps after it) with repeat into
+            # ShuffleAndRepeat, whose iterator refuses such a count
+            from ...errors import InvalidArgumentError
+            raise InvalidArgumentError(None, None, "count must be greater than zero or "
+                                       "equal to -1.")
         return _RepeatStage(ctx, self.inputs[0], self.count)
+
+
+def _after_shuffle(node):
+    while node.op == "map":
+        node = node.inputs[0]
+    return node.op == "shuffle"
 
 
 class _RepeatStage(plan.Stage):

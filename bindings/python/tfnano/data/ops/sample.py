@@ -95,42 +95,66 @@ class _WeightedChoiceNode(plan.Node):
         return _WeightedChoiceStage(self.weights, self.seed)
 
 
-class _SampleStage(_ChooseStage):
-    """Sampling without stopping: an exhausted input's weight drops to zero."""
+class _Selector:
+    """TensorFlow's selector of sample_from_datasets: Dataset.random(seed) in pairs,
+    each pair the seed of a stateless multinomial draw over `logits`."""
 
-    def __init__(self, ups, weights, seed, stop_on_empty):
+    def __init__(self, logits, words):
+        row = np.asarray(logits)
+        finite = np.isfinite(row)
+        top = float(row[finite].max()) if finite.any() else float(np.finfo(row.dtype).min)
+        self._cdf = np.cumsum(np.where(finite, np.exp(row.astype(np.float64) - top), 0.0))
+        self._words = words
+
+    def next(self):
+        from ...ops import philox as _philox
+        seed = (self._words.next(), self._words.next())
+        w = _philox.SingleSample(_philox.Philox.stateless(seed)).take(2)
+        u = float(_philox.unit_double(w[:1], w[1:])[0])
+        return int(np.searchsorted(self._cdf, u * self._cdf[-1], side="right"))
+
+
+class _SampleStage(_ChooseStage):
+    """TensorFlow's DirectedInterleave over the selector: an exhausted input, when
+    drawn, is dropped and another draw made (the weights stay as they were)."""
+
+    def __init__(self, ups, selector, stop_on_empty):
         plan.Stage.__init__(self)
         self.upstreams = tuple(ups)
-        self._ups = ups
-        self._w = np.asarray(weights, np.float64).copy()
-        self._rng = np.random.default_rng(seed)
+        self._ups = list(ups)
+        self._live = len(ups)
+        self._selector = selector
         self._stop = stop_on_empty
 
     def __next__(self):
-        while True:
-            if self._w.sum() <= 0:
-                raise StopIteration
-            i = int(self._rng.choice(len(self._w), p=self._w / self._w.sum()))
+        while self._live:
+            i = self._selector.next()
+            if self._ups[i] is None:
+                continue
             try:
                 return next(self._ups[i])
             except StopIteration:
                 if self._stop:
                     raise
-                self._w[i] = 0
+                self._ups[i] = None
+                self._live -= 1
+        raise StopIteration
 
 
 class SampleNode(plan.Node):
     op = "sample_from_datasets"
 
-    def __init__(self, inputs, weights, seed, stop_on_empty):
+    def __init__(self, inputs, logits, seed, stop_on_empty, rerandomize=None):
+        from .random_seeds import SeedGenerator
         super().__init__(*inputs)
-        self.weights, self.seed, self.stop_on_empty = weights, seed, stop_on_empty
+        self.logits, self.seed, self.stop_on_empty = logits, seed, stop_on_empty
+        self.seeds = SeedGenerator(seed, bool(rerandomize))  # as Dataset.random(seed)
 
     def element_spec(self):
         return self.inputs[0].element_spec()
 
     def attrs(self):
-        return {"weights": list(self.weights), "seed": self.seed}
+        return {"logits": np.asarray(self.logits).tolist(), "seed": self.seed}
 
     def cardinality(self):
         cards = [i.cardinality() for i in self.inputs]
@@ -139,27 +163,45 @@ class SampleNode(plan.Node):
         return plan.UNKNOWN
 
     def stage(self, ctx):
-        return _SampleStage([ctx.stage(i) for i in self.inputs], self.weights, self.seed,
+        return _SampleStage([ctx.stage(i) for i in self.inputs],
+                            _Selector(self.logits, self.seeds.next_words()),
                             self.stop_on_empty)
 
 
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                          rerandomize_each_iteration=None):
     """Elements drawn at random from `datasets` with probabilities `weights` (uniform
-    if None); numpy's generator draws the choices (so a seed gives other choices than
-    under TensorFlow)."""
+    if None), with TensorFlow's draws: the same seed gives TensorFlow's order."""
     from ..dataset import Dataset
     datasets = list(datasets)
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
     if weights is None:
-        weights = [1.0] * len(datasets)
-    weights = [float(w) for w in np.asarray(weights).reshape(-1)]
-    if len(weights) != len(datasets):
-        raise ValueError("Invalid `weights`. The shape of `weights` should be compatible "
-                         "with `[len(datasets)]` but is %s." % [len(weights)])
-    return Dataset(SampleNode([d._node for d in datasets], weights, seed,
-                              bool(stop_on_empty_dataset)))
+        logits = np.ones(len(datasets), np.float32)  # TensorFlow's logits, not log(1)
+    else:
+        given = np.asarray(weights.view(np.ndarray) if isinstance(weights, np.ndarray)
+                           else weights)
+        if given.reshape(-1).shape[0] != len(datasets):
+            raise ValueError("Invalid `weights`. `weights` should have the same length as "
+                             "`datasets` but got `len(weights)=%d` vs. `len(datasets)=%d`."
+                             % (given.reshape(-1).shape[0], len(datasets)))
+        if given.dtype.kind in "iu":
+            raise TypeError("Invalid `weights`. `weights` type must be either `tf.float32` "
+                            "or `tf.float64` but is tf.int32.")
+        from ..._tensor import Tensor
+        if not isinstance(weights, Tensor):  # not a tensor: zero weights drop their dataset
+            if not isinstance(weights, np.ndarray) and given.dtype == np.float64 and \
+                    not any(isinstance(w, np.floating) for w in given.reshape(-1).tolist()):
+                given = given.astype(np.float32)  # Python floats convert to float32
+            keep = [i for i, w in enumerate(given.reshape(-1).tolist()) if w > 0]
+            datasets = [datasets[i] for i in keep] if keep else [datasets[0].take(0)]
+            given = given.reshape(-1)[keep] if keep else np.ones(1, given.dtype)
+        with np.errstate(divide="ignore"):
+            logits = np.log(given.reshape(-1))
+    if len(datasets) == 1:
+        return datasets[0]
+    return Dataset(SampleNode([d._node for d in datasets], logits, seed,
+                              bool(stop_on_empty_dataset), rerandomize_each_iteration))
 
 
 class CounterNode(plan.Node):

@@ -1,10 +1,11 @@
 """shuffle(buffer_size, seed, reshuffle_each_iteration): each output is drawn at
-random from a buffer of `buffer_size` elements, refilled from the input."""
-import random as _random
-
+random from a buffer of `buffer_size` elements, refilled from the input. The draws and
+the buffer's discipline are TensorFlow's (ShuffleDataset), so a seeded shuffle gives
+TensorFlow's order."""
 from ... import errors
 from .. import plan
 from ..plan import AUTOTUNE
+from .random_seeds import SeedGenerator
 
 
 class ShuffleNode(plan.Node):
@@ -19,8 +20,7 @@ class ShuffleNode(plan.Node):
         self.buffer_size = buffer_size if buffer_size > 0 else 1024
         self.reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)
-        self.seed = seed if seed is not None else _random.randrange(1 << 62)
-        self.epochs = [0]  # shared by the plan's copies: one count per pipeline
+        self.seeds = SeedGenerator(seed, self.reshuffle)  # shared by the plan's copies
 
     def attrs(self):
         return {"buffer_size": self.buffer_size, "reshuffle_each_iteration": self.reshuffle}
@@ -29,34 +29,34 @@ class ShuffleNode(plan.Node):
         return self.inputs[0].cardinality()
 
     def stage(self, ctx):
-        epoch = self.epochs[0]
-        if self.reshuffle:
-            self.epochs[0] += 1
-        rng = _random.Random(self.seed * 1000003 + (epoch if self.reshuffle else 0))
-        return _ShuffleStage(ctx.stage(self.inputs[0]), self.buffer_size, rng)
+        return _ShuffleStage(ctx.stage(self.inputs[0]), self.buffer_size,
+                             self.seeds.next_words())
 
 
 class _ShuffleStage(plan.Stage):
+    """TensorFlow's buffer: a ring of `size` slots holding the elements start..end; the
+    output is a random one of them, whose slot then takes the oldest element."""
+
     def __init__(self, upstream, size, rng):
         self.upstreams = (upstream,)
         self._size, self._rng = size, rng
-        self._buf = []
+        self._ring = [None] * size
+        self._start = self._end = 0
         self._ended = False
 
     def __next__(self):
-        buf, rng = self._buf, self._rng
-        while not self._ended and len(buf) < self._size:
+        ring, size = self._ring, self._size
+        while not self._ended and self._end - self._start < size:
             try:
-                buf.append(next(self.upstreams[0]))
+                ring[self._end % size] = next(self.upstreams[0])
+                self._end += 1
             except StopIteration:
                 self._ended = True
-        if not buf:
+        if self._start == self._end:
             raise StopIteration
-        i = rng.randrange(len(buf))
-        if not self._ended:
-            out = buf[i]
-            buf[i] = buf[-1]
-            buf.pop()
-            return out
-        buf[i], buf[-1] = buf[-1], buf[i]
-        return buf.pop()
+        i = (self._start + self._rng.next_below(self._end - self._start)) % size
+        first = self._start % size
+        out = ring[i]
+        ring[i], ring[first] = ring[first], None
+        self._start += 1
+        return out

@@ -7,6 +7,22 @@ from .. import composite, plan, structure
 class UnbatchNode(plan.Node):
     op = "unbatch"
 
+    def __init__(self, input):
+        super().__init__(input)
+        spec = input.element_spec()
+        # as TensorFlow, when the dataset is made: a known scalar component cannot split
+        leaves = [] if spec is None else structure.flatten(spec)
+        if any(getattr(s, "shape", None) == () for s in leaves):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        known = None
+        for s in leaves:
+            first = s.shape[0] if getattr(s, "shape", None) else None
+            if known is not None and first is not None and first != known:
+                raise ValueError("`unbatch()` is only supported for datasets of elements "
+                                 "whose components have a matching leading dimension. "
+                                 "Encountered both %d and %d." % (known, first))
+            known = first if known is None else known
+
     def element_spec(self):
         return structure.unbatch_spec(self.inputs[0].element_spec())
 
