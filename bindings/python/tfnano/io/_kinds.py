@@ -545,7 +545,7 @@ def _batched_partition(rt, part, var, key, validate, sdt):
             plengths = np.full(len(starts), plengths[0])  # tf.repeat broadcasts one count
         rep = np.repeat(starts, plengths).astype(sdt)
         if len(pvals) != len(rep) and 1 not in (len(pvals), len(rep)):
-            raise _invalid("Incompatible shapes: [%d] vs. [%d]" % (len(pvals), len(rep)))
+            raise errors.invalid("Incompatible shapes: [%d] vs. [%d]" % (len(pvals), len(rep)))
         adjusted = pvals + rep
         make = RaggedTensor.from_row_starts if name == "RowStarts" else \
             RaggedTensor.from_row_limits

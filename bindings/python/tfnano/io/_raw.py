@@ -258,8 +258,8 @@ def parse_tensor(serialized, out_type, name=None):
         data = np.asarray(data, dtype=object)
     if isinstance(data, np.ndarray):
         if data.ndim != 0:  # TensorFlow's op takes one scalar record, not a batch
-            raise _invalid("Expected `serialized` to be a scalar, got shape: [%s]"
-                           % ",".join(str(d) for d in data.shape))
+            raise errors.invalid("Expected `serialized` to be a scalar, got shape: [%s]"
+                                  % ",".join(str(d) for d in data.shape))
         data = data.item()
     if isinstance(data, str):
         data = data.encode("utf-8")
