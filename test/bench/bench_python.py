@@ -96,6 +96,8 @@ def main(argv=None):
     ap.add_argument("--w3", type=int, default=100000, help="W3 sequences")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--docs", action="store_true")
+    ap.add_argument("--w5-only", action="store_true",
+                    help="only the seeds' pipelines verbatim and the tutorial shapes (W5)")
     args = ap.parse_args(argv)
     if tfnano is None:
         print("bench_python: skipped, tfnano is not importable (%s); run `make python`"
@@ -103,6 +105,8 @@ def main(argv=None):
         return []
     if os.environ.get("BENCH_QUICK") == "1":
         args.n, args.w3, args.repeat = 512, 5000, 1
+    if args.w5_only:
+        return run_w5(quick=os.environ.get("BENCH_QUICK") == "1")
 
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -336,6 +340,9 @@ def main(argv=None):
     # ---- W4: pipelines as written, in a child with TensorFlow's default threading
     w4 = ([] if os.environ.get("BENCH_NO_W4") == "1"  # the tf.data pipelines take minutes
           else run_w4(quick=os.environ.get("BENCH_QUICK") == "1"))
+    # ---- W5: the seeds' pipelines verbatim and the tutorial shapes, beside TensorFlow
+    w5 = ([] if os.environ.get("BENCH_NO_W5") == "1"
+          else run_w5(quick=os.environ.get("BENCH_QUICK") == "1"))
     table = ratios(rows)
     print()
     print(table)
@@ -361,12 +368,43 @@ def main(argv=None):
                        "per record in that run (all threads: a fairer figure than wall "
                        "time on a shared machine) and the peak resident memory the case "
                        "added.\n\n" + bench_w4.table(w4))
+        w5_text = ""
+        if w5:
+            import bench_w5
+            w5_text = ("## W5: the seeds' pipelines, character for character\n\n"
+                       "The seed notebooks' code verbatim (test/bench/bench_w5.py) and the "
+                       "tutorial shapes, TensorFlow and tfnano in one process with "
+                       "default threading; best of the runs; `equal`: TensorFlow's values "
+                       "asserted (in order where the order is deterministic, as the same "
+                       "records where a shuffle is unseeded).\n\n" + bench_w5.table(w5) +
+                       "\n\n")
         (ROOT / "docs" / "python-bench.md").write_text(
             "# Python API benchmarks\n\nMeasured by `test/bench/bench_python.py` on a shared "
             "2-core VM (noisy: compare ratios within one run; repeated runs moved "
-            "ratios by up to 2x).\n\n" + header + "\n\n" + table + w4_text +
+            "ratios by up to 2x).\n\n" + w5_text + header + "\n\n" + table + w4_text +
             "\n\nTargets of the issue:\n\n" + "\n".join("- " + x for x in lines) + "\n")
         (ROOT / "docs" / "python-bench.svg").write_text(svg(rows))
+    return rows
+
+
+def run_w5(quick=False):
+    """bench_w5.py in a child process (its own TensorFlow, default threading)."""
+    import json
+    cmd = [sys.executable, str(Path(__file__).resolve().parent / "bench_w5.py"), "--json"]
+    if quick:
+        cmd.append("--quick")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print("bench_w5 failed:\n" + r.stderr[-2000:])
+        return []
+    rows = json.loads(r.stdout.strip().splitlines()[-1])["rows"]
+    for x in rows:
+        print("  %-4s %-48s TF %9.0f/s  tfnano %9.0f/s  %5.2fx  %s" % (
+            "W5", x["work"], x["tf_per_s"], x["tfnano_per_s"], x["ratio"],
+            "equal" if x["equal"] else "DIFFERENT"))
+    if any(not x["equal"] for x in rows):
+        print(r.stderr[-2000:])
     return rows
 
 

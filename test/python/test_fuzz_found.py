@@ -103,3 +103,34 @@ def test_string_case_ops_refuse_numbers_when_the_map_is_made():
         tf.data.Dataset.range(0).map(tf.strings.upper)
     assert str(e.value) == ("Input 'input' of 'StringUpper' Op has type int64 that does not "
                             "match expected type of string.")
+
+
+def _varlen_records(tmp_path, counts):
+    path = str(tmp_path / "varlen.tfrec")
+    F = tf.train
+    with tf.io.TFRecordWriter(path) as w:
+        for k in counts:
+            feature = {"f": F.Feature(float_list=F.FloatList(value=[0.0, 0.0])),
+                       "i": F.Feature(int64_list=F.Int64List(value=list(range(k))))}
+            w.write(F.Example(features=F.Features(feature=feature)).SerializeToString())
+    return path
+
+
+def test_size_and_shape_of_varlen_values_count_each_record(tmp_path):
+    # vectorized maps see a VarLenFeature's values padded to the longest record:
+    # tf.size and tf.shape must still give each record's own count (found by the
+    # pipeline fuzzer once maps ran vectorized without a batch after them)
+    path = _varlen_records(tmp_path, [1, 0, 3, 2])
+    feats = {"i": tf.io.VarLenFeature(tf.int64), "f": tf.io.FixedLenFeature([2], tf.float32)}
+
+    def parse(r):
+        ex = tf.io.parse_single_example(r, feats)
+        v = ex["i"].values
+        return ex["f"], tf.size(v), tf.shape(v)[0]
+
+    ds = tf.data.TFRecordDataset(path).map(parse)
+    assert [(int(s), int(d)) for _, s, d in ds] == [(1, 1), (0, 0), (3, 3), (2, 2)]
+    for _, s, d in ds.batch(4):
+        assert s.numpy().tolist() == [1, 0, 3, 2] and d.numpy().tolist() == [1, 0, 3, 2]
+    got = [(s.numpy().tolist(), d.numpy().tolist()) for _, s, d in ds.padded_batch(2)]
+    assert got == [([1, 0], [1, 0]), ([3, 2], [3, 2])]

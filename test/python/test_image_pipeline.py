@@ -246,9 +246,9 @@ def test_decode_errors_are_raised_at_their_batch_with_the_per_record_text(tmp_pa
 def test_one_core_auto_routes_image_chains_only(files, monkeypatch):
     """TFNANO_C_PIPELINE unset on one core: a function with an image chain still runs
     on the engine, a parse-only one on Python threads."""
-    from tfnano.data import execute
+    from tfnano.data import autotune
     monkeypatch.delenv("TFNANO_C_PIPELINE", raising=False)
-    monkeypatch.setattr(execute, "cpu_count", lambda: 1)
+    monkeypatch.setattr(autotune, "cpu_count", lambda: 1)
     image = flowers(files, DECODES["jpeg3"],
                     lambda im: tf.cast(tf.image.resize(im, [8, 8]), tf.float32) / 255.0)
     assert "runs on C threads" in image().plan_text()

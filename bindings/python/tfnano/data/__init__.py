@@ -10,7 +10,7 @@ release the GIL, on worker threads. ``Dataset.explain()`` shows what runs how.
 """
 from . import experimental  # noqa: F401
 from .dataset import Dataset
-from .execute import cpu_count as _cpu_count  # noqa: F401
+from .autotune import cpu_count as _cpu_count  # noqa: F401
 from .options import OptimizationOptions, Options, ThreadingOptions  # noqa: F401
 from .plan import AUTOTUNE, INFINITE, UNKNOWN
 from .readers import TFRecordDataset

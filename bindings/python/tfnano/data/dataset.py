@@ -24,7 +24,7 @@ class Dataset:
 
     # ---- iteration and introspection
     def __iter__(self):
-        from .execute import DatasetIterator
+        from .execute import DatasetIterator  # lazy door: the runner reaches readers -> dataset
         return DatasetIterator(self._node, self._options)
 
     def __repr__(self):
@@ -45,7 +45,7 @@ class Dataset:
 
     def plan_text(self):
         """The text explain() prints."""
-        from .execute import optimize
+        from .optimize import optimize  # lazy door: the rules reach readers -> dataset
         return "\n".join(plan.explain_lines(optimize(self._node, self._options)))
 
     def options(self):
@@ -147,7 +147,8 @@ class Dataset:
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
         from .ops.interleave import InterleaveNode
-        return self._then(InterleaveNode(self._node, map_func, cycle_length, block_length))
+        return self._then(InterleaveNode(self._node, map_func, cycle_length, block_length,
+                                         num_parallel_calls))
 
     def flat_map(self, map_func, name=None):
         from .ops.interleave import FlatMapNode

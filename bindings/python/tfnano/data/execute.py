@@ -1,24 +1,16 @@
-"""Runs a plan: rewrites it (see ``optimize``), builds one Stage per node and hands
+"""Runs a plan: rewrites it (data/optimize.py), builds one Stage per node and hands
 the user a :class:`DatasetIterator` that owns them. Dropping the iterator (end of a
 loop, ``break``, an exception, garbage collection, Ctrl-C, interpreter exit) closes
 every stage: worker threads stop and files close."""
 import atexit
-import os
 import threading
 import weakref
 
 from . import plan
+from .autotune import cpu_count, cycle_length  # noqa: F401 - where they were
 
 _LIVE = weakref.WeakSet()  # iterators that may own threads, closed at exit
 _LIVE_LOCK = threading.Lock()
-
-
-def cpu_count():
-    """The cores this process may use (what AUTOTUNE means)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 class Context:
@@ -35,40 +27,11 @@ class Context:
         return node.stage(self)
 
 
-def optimize(node, options):
-    """The plan as it will run: fusions applied, then a prefetch injected at the end
-    where TensorFlow injects one."""
-    return inject_prefetch(rewrite(node, options), options)
-
-
-def rewrite(node, options):
-    """Fusions applied bottom-up (each node class may offer ``rewrite(options)``
-    returning a replacement node, or itself)."""
-    inputs = tuple(rewrite(i, options) for i in node.inputs)
-    if inputs != node.inputs:
-        node = node.with_inputs(inputs)
-    rw = getattr(node, "rewrite", None)
-    return rw(options) if rw is not None else node
-
-
-def inject_prefetch(node, options):
-    """TensorFlow's default inject_prefetch: a pipeline ending in a synchronous
-    transformation that runs a traced function or batches gets a prefetch, so that
-    its last stage overlaps with the consumer."""
-    if options.experimental_optimization.inject_prefetch is False:
-        return node
-    fn = getattr(node, "fn", None)
-    batching = hasattr(node, "batch_size")
-    if node.op == "prefetch" or not (batching or (fn is not None and fn.traced)):
-        return node
-    from .ops.prefetch import PrefetchNode
-    return PrefetchNode(node, plan.AUTOTUNE)
-
-
 class DatasetIterator:
     """The iterator of one pass over a Dataset."""
 
     def __init__(self, node, options):
+        from .optimize import optimize
         self._stage = Context(options).stage(optimize(node, options))
         with _LIVE_LOCK:
             _LIVE.add(self)

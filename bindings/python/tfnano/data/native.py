@@ -437,7 +437,7 @@ def enabled(images=False):
     if v in ("0", ""):
         return False
     if v == "auto":
-        from .execute import cpu_count
+        from .autotune import cpu_count
         return images or cpu_count() >= AUTO_MIN_CORES
     return True
 
@@ -473,9 +473,6 @@ class BatchParseNode(MapNode):
 
     def cardinality(self):
         return self.batch_node.cardinality()
-
-    def rewrite(self, options):
-        return self
 
     def stage(self, ctx):
         ordered = self.deterministic

@@ -35,6 +35,11 @@ class Node:
     def notes(self):
         return []
 
+    def columnar(self):
+        """Whether this node's stage hands out elements as columns (data/columns.py):
+        a vectorized map, and the transformations that move columns after it."""
+        return False
+
     def stage(self, ctx):
         raise NotImplementedError(type(self).__name__)
 

@@ -274,6 +274,7 @@ class RecordSourceStage(plan.Stage):
         self._slots = None
         self._i = 0
         self._in_block = 0
+        self._late = None
 
     def _start(self):
         self._slots = []
@@ -328,7 +329,15 @@ class RecordSourceStage(plan.Stage):
                 slots.pop(self._i)
         raise StopIteration
 
-    def next_records(self, n):
+    partial_records = True  # next_records(n, partial=True) is offered
+
+    def next_records(self, n, partial=False):
+        """Up to n records as one RecordViews, None at the end. A read error drops
+        what was gathered (as batch does), or with `partial` returns it and is
+        raised by the next call (a map hands on the records before it)."""
+        if self._late is not None:
+            e, self._late = self._late, None
+            raise e
         if self._slots is None:
             self._start()
         ptrs, lens, keep = [], [], []
@@ -348,7 +357,13 @@ class RecordSourceStage(plan.Stage):
                     keep.extend(p[2] for p in parts)
                     need -= m * k * block
                     continue
-            s = self._turn()
+            try:
+                s = self._turn()
+            except Exception as e:
+                if not partial or need == n:
+                    raise
+                self._late = e
+                break
             if s is None:
                 break
             take = min(block - self._in_block, s.avail(), need)
@@ -422,8 +437,8 @@ class FileSourceNode(plan.Node):
         return a
 
     def cycle_length(self):
-        from .execute import cpu_count
-        return cpu_count() if self.cycle == AUTOTUNE else self.cycle
+        from .autotune import cycle_length
+        return cycle_length(self.cycle, self.cycle)
 
     def element_spec(self):
         from .._trace import Spec

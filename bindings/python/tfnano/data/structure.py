@@ -83,7 +83,19 @@ def to_tensor(x):
         return x
     if type(x).__name__ in _COMPOSITE:  # sparse / ragged values pass as they are
         return x
+    if isinstance(x, list) and _holds_arrays(x):
+        # a list of tensors is packed keeping their dtype (convert_to_tensor packs it)
+        return as_tensor(_packed(x))
     return constant(x)
+
+
+def _holds_arrays(x):
+    return any(_holds_arrays(v) if isinstance(v, list) else isinstance(v, np.ndarray)
+               for v in x)
+
+
+def _packed(x):
+    return np.stack([_packed(v) for v in x]) if isinstance(x, list) else np.asarray(x)
 
 
 def normalize(element):

@@ -6,6 +6,8 @@ import queue
 import threading
 import time
 
+from .plan import Stage
+
 
 class Result:
     """One task's outcome; wait() returns it (re-raising the task's error)."""
@@ -154,3 +156,97 @@ class Producer:
             pass
         if t is not threading.current_thread():
             t.join(timeout)
+
+
+class ParallelStage(Stage):
+    """Chunks of upstream elements through `work((fn, [(ok, element)...]))` on
+    `workers` threads or inline, whichever measures faster; errors (upstream's and
+    the function's) are delivered at their element's place."""
+
+    PROBE = 8          # tasks per measurement
+    PERIOD = 64        # tasks between re-measurements
+
+    def __init__(self, upstream, work, fn, workers, ordered, chunk=16):
+        self.upstreams = (upstream,)
+        self._work, self._fn, self._chunk = work, fn, chunk
+        self._pool = Pool(workers)
+        self._inflight = workers * 2
+        self._ordered = ordered
+        self._pending = []     # Results (or finished lists) in submission order
+        self._out = []         # (ok, value) ready to hand out, reversed
+        self._ended = False
+        # adaptive mode: "pool" or "inline"; rates measured in elements per second
+        self._mode = "pool"
+        self._rates = {}
+        self._count = 0
+        self._t0 = None
+        self._n0 = 0
+        self._done = 0
+
+    def _gather(self):
+        items = []
+        up = self.upstreams[0]
+        while len(items) < self._chunk:
+            try:
+                items.append((True, next(up)))
+            except StopIteration:
+                self._ended = True
+                break
+            except BaseException as e:
+                items.append((False, e))
+        return items
+
+    def _switch(self):
+        """Every PERIOD tasks: measure both modes for PROBE tasks, keep the faster."""
+        self._count += 1
+        phase = self._count % self.PERIOD
+        now = time.perf_counter()
+        if phase == 1:
+            self._t0, self._n0 = now, self._done
+            self._mode = "pool"
+        elif phase == 1 + self.PROBE:
+            self._rates["pool"] = (self._done - self._n0) / max(now - self._t0, 1e-9)
+            self._t0, self._n0 = now, self._done
+            self._mode = "inline"
+        elif phase == 1 + 2 * self.PROBE:
+            self._rates["inline"] = (self._done - self._n0) / max(now - self._t0, 1e-9)
+            self._mode = "pool" if self._rates["pool"] >= self._rates["inline"] else "inline"
+
+    def _refill(self):
+        while not self._ended and len(self._pending) < (
+                self._inflight if self._mode == "pool" else 1):
+            items = self._gather()
+            if not items:
+                break
+            self._switch()
+            if self._mode == "pool":
+                self._pending.append(self._pool.submit(self._work, (self._fn, items)))
+            else:
+                self._pending.append(self._work((self._fn, items)))
+
+    def __next__(self):
+        while not self._out:
+            self._refill()
+            if not self._pending:
+                raise StopIteration
+            res = self._pending.pop(0) if self._ordered else self._first_done()
+            got = res.wait() if not isinstance(res, list) else res
+            self._done += len(got)
+            got.reverse()
+            self._out = got
+        ok, value = self._out.pop()
+        if not ok:
+            raise value
+        return value
+
+    def _first_done(self):
+        for i, r in enumerate(self._pending):
+            if isinstance(r, list) or r.done():
+                return self._pending.pop(i)
+        return self._pending.pop(0)
+
+    def close(self):
+        self._pool.close()
+        self._pending = []
+        self._out = []
+        Stage.close(self)

@@ -59,8 +59,12 @@ def _shape_infer(input, out_type=_dt.int32, name=None):
 
 def _shape_batch(input, out_type=_dt.int32, name=None):
     a = np.asarray(input)
-    return np.tile(np.asarray(a.shape[1:], _dt.as_dtype(out_type).as_numpy_dtype),
-                   (a.shape[0], 1))
+    out = np.tile(np.asarray(a.shape[1:], _dt.as_dtype(out_type).as_numpy_dtype),
+                  (a.shape[0], 1))
+    lengths = _padded_lengths(a)
+    if lengths is not None:
+        out[:, 0] = lengths
+    return out
 
 
 @traceable("shape", batch=_shape_batch, infer=_shape_infer)
@@ -92,10 +96,25 @@ def _rank1_rows(node):
     return isinstance(x, Symbol) and x.spec.shape is not None and len(x.spec.shape) == 1
 
 
+def _padded_lengths(a):
+    """Each record's true length along axis 1 where a batched value holds records
+    padded to the longest (a VarLenFeature's sp.values), else None."""
+    from .. import _parsing  # lazy door: the parse ops' lengths table
+    table = getattr(_parsing.LENGTHS, "table", None)
+    if table is None or a.ndim < 2:
+        return None
+    got = table.get((a.__array_interface__["data"][0], a.shape))
+    return None if got is None or isinstance(got, str) else np.asarray(got, np.int64)
+
+
 def _size_batch(input, out_type=_dt.int32, name=None):
     if _is_rows(input):
         return _row_lengths(input).astype(_dt.as_dtype(out_type).as_numpy_dtype)
     a = np.asarray(input)
+    lengths = _padded_lengths(a)
+    if lengths is not None:
+        return (lengths * int(np.prod(a.shape[2:]))).astype(
+            _dt.as_dtype(out_type).as_numpy_dtype)
     return np.full(a.shape[0], int(np.prod(a.shape[1:])),
                    _dt.as_dtype(out_type).as_numpy_dtype)
 

@@ -42,7 +42,20 @@ def _read_batch(filename, name=None):
     return out.reshape(np.shape(filename))
 
 
-@traceable("io.read_file", batch=_read_batch)
+def _read_infer(filename, name=None):
+    # what read_file gives is known without running it on a stand-in (a stand-in
+    # string is a zero, which has no path to read)
+    from .._trace import Spec, Symbol
+    if isinstance(filename, Symbol):
+        if filename.spec.dtype is not None and np.dtype(filename.spec.dtype) != object:
+            raise TypeError("Cannot convert a %s tensor to EagerTensor of dtype string"
+                            % np.dtype(filename.spec.dtype).name)
+        if filename.spec.shape not in (None, ()):
+            _path(np.empty(filename.spec.shape, object))  # TF's shape error
+    return Spec(np.dtype(object), ())
+
+
+@traceable("io.read_file", batch=_read_batch, infer=_read_infer)
 def read_file(filename, name=None):
     """``tf.io.read_file``: the file's bytes as a 0-d string tensor (NotFoundError when
     missing, FailedPreconditionError for a directory)."""

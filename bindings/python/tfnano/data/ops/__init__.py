@@ -43,8 +43,8 @@ How to add a transformation (e.g. ``window``):
    re-reads its input (repeat) calls ``ctx.stage(self.inputs[0])`` again. A node
    whose elements are whole batches may offer ``next_records(n)`` for speed.
    A user function is wrapped with ``structured_function.StructuredFunction(fn,
-   input_node.element_spec(), "window")``. A node may offer ``rewrite(options)``,
-   returning a replacement node (fusions; see ops/batch.py).
+   input_node.element_spec(), "window")``. A fusion with a neighbour is a rule in data/optimize.py building a node of
+   data/fused.py; stage modules do not import each other.
 
 2. Add the door to ``Dataset`` in data/dataset.py, importing the module lazily::
 

@@ -1,6 +1,6 @@
 """cache(filename): the elements of the first complete pass kept in memory (a
 filename is accepted; the cache is in memory either way)."""
-from .. import plan
+from .. import columns, plan
 
 
 class CacheNode(plan.Node):
@@ -14,10 +14,18 @@ class CacheNode(plan.Node):
         return self.inputs[0].cardinality()
 
     def notes(self):
-        return ["filled" if self.store["done"] is not None else "empty until a full pass"]
+        state = "filled" if self.store["done"] is not None else "empty until a full pass"
+        return [state + ("; holds columns" if self.columnar() else "; holds elements")]
+
+    def columnar(self):
+        return self.inputs[0].columnar()
 
     def stage(self, ctx):
         done = self.store["done"]
+        if self.columnar():  # the cache holds the columns it was given
+            if done is not None:
+                return columns.ReplayStage(done)
+            return columns.CacheFillStage(ctx.stage(self.inputs[0]), self.store)
         if done is not None:
             return plan.IterStage(iter(done))
         return _CacheFillStage(ctx.stage(self.inputs[0]), self.store)

@@ -13,7 +13,7 @@ class FilterNode(plan.Node):
         self.fn = StructuredFunction(predicate, input.element_spec(), "filter")
 
     def notes(self):
-        return [self.fn.describe()]
+        return [self.fn.describe(), "per element"]
 
     def stage(self, ctx):
         return _FilterStage(ctx.stage(self.inputs[0]), self.fn)

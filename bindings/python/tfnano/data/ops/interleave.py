@@ -4,14 +4,15 @@ of `cycle_length` open datasets in turn (a finished dataset's slot takes the nex
 input's, which gets its turn when the cycle comes back), flat_map reads them one
 after the other."""
 from .. import plan, structure
-from ..plan import AUTOTUNE
 
 
 class InterleaveNode(plan.Node):
     op = "interleave"
 
-    def __init__(self, input, map_func, cycle_length=None, block_length=None):
+    def __init__(self, input, map_func, cycle_length=None, block_length=None,
+                 num_parallel_calls=None):
         super().__init__(input)
+        self.num_parallel_calls = num_parallel_calls
         self.map_func = map_func
         self.cycle_length = cycle_length
         self.block_length = 1 if block_length is None else int(block_length)
@@ -37,9 +38,8 @@ class InterleaveNode(plan.Node):
         return self._spec
 
     def stage(self, ctx):
-        from ..execute import cpu_count
-        cycle = cpu_count() if self.cycle_length in (None, AUTOTUNE) else \
-            int(self.cycle_length)
+        from ..autotune import cycle_length
+        cycle = cycle_length(self.cycle_length, self.num_parallel_calls)
         return _InterleaveStage(ctx, ctx.stage(self.inputs[0]), self.map_func, cycle,
                                 self.block_length)
 

@@ -15,7 +15,6 @@ from ... import errors
 from ..._tensor import Tensor, as_tensor
 from .. import composite, plan, structure
 from .batch import BatchStage, batch_cardinality, elements, lengths_of, run_with_lengths
-from .map import MapNode
 
 
 def _spread(template, spec):
@@ -200,15 +199,6 @@ class PaddedBatchNode(plan.Node):
             out.append(Spec(s.dtype, None if dims is None else (batch,) + tuple(dims)))
         return structure.pack(spec, out)
 
-    def rewrite(self, options):
-        up = self.inputs[0]
-        if self.fused_map is None and type(up) is MapNode and up.fn.vectorized:
-            node = PaddedBatchNode(up.inputs[0], self.batch_size, self.padded_shapes,
-                                   self.padding_values, self.drop_remainder, fused_map=up)
-            node.values_checked = self.values_checked
-            return node
-        return self
-
     def stage(self, ctx):
         up = ctx.stage(self.inputs[0])
         shapes, values = self.padded_shapes, self.padding_values
@@ -234,8 +224,8 @@ class PaddedBatchNode(plan.Node):
         if workers == 1:
             return BatchStage(up, self.batch_size, self.drop_remainder, make,
                               run_dropped=run_dropped)
-        from .batch import _ParallelBatches
-        return _ParallelBatches(up, make, workers, ctx.deterministic, self.batch_size,
+        from .batch import ParallelBatches
+        return ParallelBatches(up, make, workers, ctx.deterministic, self.batch_size,
                                 self.drop_remainder, run_dropped=run_dropped)
 
 

@@ -10,7 +10,6 @@ import numpy as np
 from ..._tensor import as_tensor
 from .. import composite, plan, structure
 from .batch import BatchStage, batch_cardinality, elements, stack_column, stacked_input
-from .map import MapNode
 
 
 def _fully_known(spec, shape):
@@ -99,13 +98,6 @@ class RaggedBatchNode(plan.Node):
         spec = (self.inputs[0] if self.fused_map is None else self.fused_map).element_spec()
         return ragged_batch_spec(spec, self.size if self.drop else None, self.splits)
 
-    def rewrite(self, options):
-        up = self.inputs[0]
-        if self.fused_map is None and type(up) is MapNode and up.fn.vectorized:
-            return RaggedBatchNode(up.inputs[0], self.size, self.drop, self.splits,
-                                   fused_map=up)
-        return self
-
     def stage(self, ctx):
         if self.fused_map is None:
             return _RaggedBatchStage(ctx.stage(self.inputs[0]), self)
@@ -114,8 +106,8 @@ class RaggedBatchNode(plan.Node):
         workers = self.fused_map.workers(ctx)
         if workers == 1:
             return BatchStage(up, self.size, self.drop, make)
-        from .batch import _ParallelBatches
-        return _ParallelBatches(up, make, workers, ctx.deterministic, self.size, self.drop)
+        from .batch import ParallelBatches
+        return ParallelBatches(up, make, workers, ctx.deterministic, self.size, self.drop)
 
 
 class _RaggedBatchStage(plan.Stage):

@@ -20,6 +20,9 @@ class RepeatNode(plan.Node):
             return 0 if card == 0 else INFINITE
         return card * self.count if card >= 0 else card
 
+    def columnar(self):
+        return self.inputs[0].columnar()
+
     def stage(self, ctx):
         if (self.given == 0 or self.given < -1) and _after_shuffle(self.inputs[0]):
             # TensorFlow fuses shuffle (and maps after it) with repeat into
@@ -27,6 +30,10 @@ class RepeatNode(plan.Node):
             from ...errors import InvalidArgumentError
             raise InvalidArgumentError(None, None, "count must be greater than zero or "
                                        "equal to -1.")
+        if self.columnar():
+            from ..columns import RepeatColumnsStage
+            node = self.inputs[0]
+            return RepeatColumnsStage(lambda: ctx.stage(node), self.count)
         return _RepeatStage(ctx, self.inputs[0], self.count)
 
 

@@ -29,8 +29,18 @@ class ShuffleNode(plan.Node):
         return self.inputs[0].cardinality()
 
     def stage(self, ctx):
-        return _ShuffleStage(ctx.stage(self.inputs[0]), self.buffer_size,
-                             self.seeds.next_words())
+        words = self.seeds.next_words()
+        if self.columnar():  # the same order, moving element numbers, not elements
+            from ..columns import ShuffleColumnsStage
+            return ShuffleColumnsStage(ctx.stage(self.inputs[0]), self.buffer_size,
+                                       words.next_below)
+        return _ShuffleStage(ctx.stage(self.inputs[0]), self.buffer_size, words)
+
+    def columnar(self):
+        return self.inputs[0].columnar()
+
+    def notes(self):
+        return ["moves columns" if self.columnar() else "moves elements"]
 
 
 class _ShuffleStage(plan.Stage):

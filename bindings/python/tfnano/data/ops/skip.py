@@ -18,7 +18,13 @@ class SkipNode(plan.Node):
             return card
         return 0 if self.count < 0 else max(0, card - self.count)
 
+    def columnar(self):
+        return self.inputs[0].columnar()
+
     def stage(self, ctx):
+        if self.columnar():
+            from ..columns import SkipColumnsStage
+            return SkipColumnsStage(ctx.stage(self.inputs[0]), self.count)
         return _SkipStage(ctx.stage(self.inputs[0]), self.count)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from ... import errors
 from ..._tensor import as_tensor
-from .. import composite, plan, structure
+from .. import columns, composite, plan, structure
 
 
 class RangeNode(plan.Node):
@@ -24,8 +24,11 @@ class RangeNode(plan.Node):
     def attrs(self):
         return {"start": self.r.start, "stop": self.r.stop, "step": self.r.step}
 
+    def columnar(self):
+        return True
+
     def stage(self, ctx):
-        return _RangeStage(self.r, self.dtype)
+        return _RangeColumns(self.r, self.dtype)
 
 
 class _RangeStage(plan.Stage):
@@ -35,6 +38,35 @@ class _RangeStage(plan.Stage):
 
     def __next__(self):
         return as_tensor(np.asarray(next(self._it), dtype=self._dtype))
+
+
+class _RangeColumns(columns.ColumnStage):
+    """range as columns: a chunk of the range at a time."""
+
+    def __init__(self, r, dtype):
+        self._r, self._dtype, self._i = r, dtype, 0
+
+    def _pull(self, n):
+        i = self._i
+        if i >= len(self._r):
+            return None
+        j = min(len(self._r), i + max(n, 1))
+        self._i = j
+        a = np.asarray(self._r[i:j], dtype=self._dtype)
+        return columns.Columns(a, [a], j - i)
+
+
+class _SlicesColumns(columns.ColumnStage):
+    def __init__(self, template, leaves, n):
+        self._t, self._leaves, self._n, self._i = template, leaves, n, 0
+
+    def _pull(self, n):
+        i = self._i
+        if i >= self._n:
+            return None
+        j = min(self._n, i + max(n, 1))
+        self._i = j
+        return columns.Columns(self._t, [a[i:j] for a in self._leaves], j - i)
 
 
 class SlicesNode(plan.Node):
@@ -58,7 +90,12 @@ class SlicesNode(plan.Node):
     def attrs(self):
         return {"n": self.n}
 
+    def columnar(self):
+        return bool(self.leaves) and all(isinstance(a, np.ndarray) for a in self.leaves)
+
     def stage(self, ctx):
+        if self.columnar():
+            return _SlicesColumns(self.template, self.leaves, self.n)
         return _SlicesStage(self.template, self.leaves, self.n)
 
 

@@ -21,8 +21,14 @@ class TakeNode(plan.Node):
             return count
         return min(count, card) if card >= 0 else UNKNOWN
 
+    def columnar(self):
+        return self.inputs[0].columnar()
+
     def stage(self, ctx):
         up = ctx.stage(self.inputs[0])
+        if self.count >= 0 and self.columnar():
+            from ..columns import TakeColumnsStage
+            return TakeColumnsStage(up, self.count)
         return up if self.count < 0 else _TakeStage(up, self.count)
 
 
