@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 
 from ._c import PY_API as _PY_API
-from ._native import ffi as _ffi
+from ._c import pad as _cpad
 from ._c.outbuf import Carver
 
 # Lists of rows walked in C (bindings/python/pyapi_pad.c); arrays need bit 2 (Python 3.11+).
@@ -48,8 +48,6 @@ ARRAY_FIELDS = use_array_fields()
 
 
 _SIDES = {"pre": 0, "post": 1, "left": 0, "right": 1}
-_C_DTYPES = {np.dtype(np.int32): "TFN_INT32", np.dtype(np.int64): "TFN_INT64",
-             np.dtype(np.float32): "TFN_FLOAT32"}
 
 
 def _flatten_fast(sequences, out_dtype="int64"):
@@ -90,7 +88,7 @@ def _c_values(flat, out_dtype):
     """`flat` as a contiguous int32 / int64 / float32 array the C padder converts
     exactly as numpy would into out_dtype, or None."""
     dt = flat.dtype
-    if dt not in _C_DTYPES:
+    if dt not in _cpad.DTYPES:
         if dt.kind in "iu" and np.can_cast(dt, np.int64):
             flat = flat.astype(np.int64)
         elif dt.kind == "f" and out_dtype == np.float32:
@@ -123,36 +121,14 @@ def _pad_c(flat, lengths, maxlen, multiple, out, padding, truncating, value, mas
     """Pads in one tfn_pad call into `out` (every cell written). Returns True, or False
     when C does not take these types or (unless `strict`) refuses a value as out of
     range, so that keras' numpy rules decide; raises for anything else."""
-    if out.dtype not in _C_DTYPES or out.ndim != 2 or not out.flags.c_contiguous:
+    if out.dtype not in _cpad.DTYPES or out.ndim != 2 or not out.flags.c_contiguous:
         return False
     fill = _c_fill(value, out.dtype)
     values = _c_values(flat, out.dtype)
     if fill is None or values is None:
         return False
-    from ._c import check, ffi, lib, new_error
-    n = len(lengths)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    ragged = ffi.new("tfn_ragged *", {
-        "values": ffi.from_buffer(values) if values.size else ffi.NULL,
-        "dtype": getattr(lib, _C_DTYPES[values.dtype]), "count": values.size,
-        "offsets": ffi.cast("int64_t *", ffi.from_buffer(offsets)), "nrows": n})
-    opt = ffi.new("tfn_pad_options *", {
-        "maxlen": maxlen, "padding": _SIDES[padding], "truncating": _SIDES[truncating],
-        "value": fill, "pad_to_multiple_of": multiple})
-    err = new_error()
-    rc = lib.tfn_pad(ragged, opt, ffi.from_buffer(out) if out.size else ffi.NULL,
-                     getattr(lib, _C_DTYPES[out.dtype]), out.shape[1],
-                     ffi.cast("uint8_t *", ffi.from_buffer(mask)) if mask is not None
-                     and mask.size else ffi.NULL, ffi.NULL, err)
-    if rc == lib.TFN_E_OUT_OF_RANGE and not strict:
-        return False
-    check(rc, err)
-    return True
-
-
-def _address(a):
-    return int(_ffi.cast("uintptr_t", _ffi.from_buffer(a))) if a.size else 0
+    return _cpad.pad(values, lengths, out, maxlen, _SIDES[padding], _SIDES[truncating],
+                     fill, multiple, mask, strict)
 
 
 def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, mask=False,
@@ -164,16 +140,15 @@ def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, ma
     if not WALK or type(sequences) not in (list, tuple) or not sequences:
         return None
     out_dtype = np.dtype(dtype)
-    if out_dtype not in _C_DTYPES:
+    if out_dtype not in _cpad.DTYPES:
         return None
     fill = _c_fill(value, out_dtype)
     if fill is None:
         return None
-    from ._c import lib
     n = len(sequences)
     lens = np.empty(n, dtype=np.int64) if lengths or maxlen is None else None
     if maxlen is None:
-        maxlen = _pad_lengths(sequences, _ARRAY_KINDS, _address(lens))
+        maxlen = _pad_lengths(sequences, _ARRAY_KINDS, _cpad.address(lens))
         if maxlen is None:
             return None
     width = -(-maxlen // multiple) * multiple if multiple else maxlen
@@ -186,9 +161,9 @@ def _pad_walk(sequences, maxlen, multiple, dtype, padding, truncating, value, ma
         carver.add((n, width), np.bool_)
     arrays = carver.arrays()
     out, m = arrays[0], arrays[1] if mask else None
-    if not _pad_into(sequences, _ARRAY_KINDS, _address(out), getattr(lib, _C_DTYPES[out_dtype]),
+    if not _pad_into(sequences, _ARRAY_KINDS, _cpad.address(out), _cpad.DTYPES[out_dtype],
                      width, maxlen, multiple, _SIDES[padding], _SIDES[truncating], fill,
-                     _address(m) if mask else 0, _address(lens) if lengths else 0):
+                     _cpad.address(m) if mask else 0, _cpad.address(lens) if lengths else 0):
         return None
     return out, m, lens
 
@@ -363,7 +338,6 @@ def bucket_plan(lengths, boundaries, batch_size, pad_to_multiple_of=None, maxlen
     Returns (bucket_ids, batches): bucket_ids an int64 array per row, batches a list of
     (rows: int64 ndarray, length: int). Pad one with
     ``pad([seqs[i] for i in rows], maxlen=length)``."""
-    from ._c import check, ffi, lib, new_error
     lengths = np.ascontiguousarray(np.asarray(lengths, dtype=np.int64).reshape(-1))
     bounds = np.ascontiguousarray(np.asarray(boundaries, dtype=np.int64).reshape(-1))
     if bounds.size > 1 and np.any(np.diff(bounds) <= 0):
@@ -378,38 +352,6 @@ def bucket_plan(lengths, boundaries, batch_size, pad_to_multiple_of=None, maxlen
         raise ValueError("lengths must be >= 0")
     if seed is not None and int(seed) < 0:
         raise ValueError("seed must be >= 0")
-    opt = ffi.new("tfn_bucket_options *", {
-        "boundaries": ffi.cast("int64_t *", ffi.from_buffer(bounds)) if bounds.size
-        else ffi.NULL,
-        "nboundaries": bounds.size, "batch_size": int(batch_size),
-        "maxlen": lib.TFN_PAD_MAXLEN_UNSET if maxlen is None else int(maxlen),
-        "pad_to_multiple_of": int(pad_to_multiple_of or 0),
-        "drop_remainder": bool(drop_remainder), "shuffle": seed is not None,
-        "seed": int(seed or 0) % (1 << 64)})
-    out = ffi.new("tfn_bucket_plan **")
-    err = new_error()
-    n = lengths.size
-    check(lib.tfn_bucket_plan_new(
-        ffi.cast("int64_t *", ffi.from_buffer(lengths)) if n else ffi.NULL, n, opt,
-        ffi.NULL, out, err), err)
-    plan = out[0]
-    try:
-        ids = np.frombuffer(ffi.buffer(lib.tfn_bucket_plan_bucket_ids(plan), n * 8),
-                            dtype=np.int64).copy() if n else np.empty(0, np.int64)
-        count = ffi.new("size_t *")
-        rows_p = lib.tfn_bucket_plan_rows(plan, count)
-        rows = np.frombuffer(ffi.buffer(rows_p, count[0] * 8), dtype=np.int64).copy() \
-            if count[0] else np.empty(0, np.int64)
-        nb = lib.tfn_bucket_plan_batch_count(plan)
-        size_t = "u%d" % ffi.sizeof("size_t")
-        table = np.frombuffer(
-            ffi.buffer(lib.tfn_bucket_plan_batches(plan), nb * ffi.sizeof("tfn_batch")),
-            dtype=np.dtype([("start", size_t), ("count", size_t), ("width", size_t),
-                            ("bucket", size_t)])) if nb else None
-        batches = [] if table is None else [
-            (rows[s:s + c], w) for s, c, w in zip(table["start"].tolist(),
-                                                  table["count"].tolist(),
-                                                  table["width"].tolist())]
-    finally:
-        lib.tfn_bucket_plan_free(plan)
-    return ids, batches
+    return _cpad.bucket_plan(lengths, bounds, int(batch_size),
+                             None if maxlen is None else int(maxlen),
+                             int(pad_to_multiple_of or 0), drop_remainder, seed)

@@ -10,11 +10,14 @@ import threading
 
 import numpy as np
 
+from . import errors
 from . import _c, _native
 from ._c import parse as _cparse
 from . import dtypes as _dt
 from ._c.outbuf import POOL as _outbuf_pool, Carver
+from ._c.spec import CompiledSpec
 from ._tensor import Tensor
+from ._trace import LENGTHS as _LENGTHS
 from ._trace import Spec as _TSpec, Symbol as _Symbol, TraceError as _TraceError, traceable
 
 ffi = _c.ffi
@@ -86,14 +89,9 @@ def _default_array(key, value, dt, count, shape_for_msg):
         flat = np.ascontiguousarray(src, dtype=dt.as_numpy_dtype).reshape(-1)
         n = flat.size
     if n != count:
-        raise _invalid("Input to reshape is a tensor with %d values, but the requested "
-                       "shape has %d" % (n, count))
+        raise errors.invalid("Input to reshape is a tensor with %d values, but the requested "
+                              "shape has %d" % (n, count))
     return flat
-
-
-def _invalid(msg):
-    from .errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _validate(features):
@@ -137,12 +135,12 @@ def _validate(features):
                                  "but received %s." % (key, f.shape))
         dt = _dt.as_dtype(f.dtype)
         if dt.name not in _NATIVE_DTYPE:
-            raise _invalid("Value for attr 'Tdense' of %s is not in the list of allowed "
-                           "values: float, int64, string" % _TF_NAMES.get(dt.name, dt.name))
+            raise errors.invalid("Value for attr 'Tdense' of %s is not in the list of allowed "
+                                  "values: float, int64, string" % _TF_NAMES.get(dt.name, dt.name))
         if seq and any(d is None for d in shape):
-            raise _invalid("dense_shapes[%d] has unknown rank or unknown inner dimensions: "
-                           "[?,%s]" % (len(out), ",".join("?" if d is None else str(d)
-                                                          for d in shape)))
+            raise errors.invalid("dense_shapes[%d] has unknown rank or unknown inner dimensions: "
+                                  "[?,%s]" % (len(out), ",".join("?" if d is None else str(d)
+                                                                 for d in shape)))
         c = _Config()
         c.key, c.kb, c.seq, c.dtype, c.shape = key, key.encode("utf-8"), seq, dt, shape
         c.default = None
@@ -200,13 +198,8 @@ class _Spec:
                 od = lib.TFN_INT32
             cfg[i].out_dtype = od if od != cfg[i].dtype else lib.TFN_DTYPE_NONE
             self.out_dtype.append(od)
-        out = ffi.new("tfn_spec **")
-        err = _c.new_error()
-        rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
-        if rc < 0:
-            _c.check(rc, err)
-        self.spec = ffi.gc(out[0], lib.tfn_spec_free)
-        self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
+        self.compiled = CompiledSpec(cfg, n)
+        self.spec, self.strides = self.compiled.spec, self.compiled.strides
         self.maxlen = maxlen
         self.masks = masks
         # every output's shape is known before the records are read: run() can size
@@ -308,14 +301,7 @@ class _Spec:
         return {k: v.view(Tensor) for k, v in result.items()}
 
     def parser(self):
-        p = getattr(self._local, "p", None)
-        if p is None:
-            p = lib.tfn_parser_new(self.spec, ffi.NULL)
-            if p == ffi.NULL:
-                raise MemoryError("tfn_parser_new")
-            p = ffi.gc(p, lib.tfn_parser_free)
-            self._local.p = p
-        return p
+        return self.compiled.parser()
 
 
 _CACHE = collections.OrderedDict()
@@ -506,8 +492,8 @@ def _names_views(names, n):
     if not names:  # TensorFlow checks the names' shape only when there are some
         return ffi.NULL, None
     if len(names) != n:
-        raise _invalid("Expected names have the same shape as serialized: name.shape=[%d], "
-                       "serialized.shape=[%d]" % (len(names), n))
+        raise errors.invalid("Expected names have the same shape as serialized: name.shape=[%d], "
+                              "serialized.shape=[%d]" % (len(names), n))
     r = _Records([x if isinstance(x, (bytes, str)) else str(x) for x in names])
     return r.views, r
 
@@ -689,9 +675,7 @@ def run(spec, serialized, names=None, single=False, tensors=True):
 
 # ----------------------------------------------------------------- tracing
 
-# Set by tf.data's vectorized padded_batch on its thread: {(address, shape): lengths}
-# of the FixedLenSequenceFeature outputs the batch rule below produces.
-LENGTHS = threading.local()
+LENGTHS = _LENGTHS  # the tracer's lengths table (tf.data's padded_batch reads it)
 
 _TRACE_DTYPE = {"int64": np.int64, "float32": np.float32, "string": object}
 

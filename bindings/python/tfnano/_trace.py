@@ -114,6 +114,23 @@ def is_composite(x):
     return isinstance(x, Symbol) and isinstance(x.spec, CompositeSpec)
 
 
+def composite_spec(x, kind):
+    """The CompositeSpec of traced `x`, which must stand for a `kind` ("sparse" or
+    "ragged") tensor."""
+    s = x.spec
+    if not isinstance(s, CompositeSpec) or s.kind != kind:
+        raise TraceError("expected a traced %s" % ("SparseTensor" if kind == "sparse"
+                                                    else "RaggedTensor"))
+    return s
+
+
+# The tracer's lengths table, set by tf.data's vectorized padded_batch on its thread:
+# {(address, shape): lengths} of the batched outputs whose records have row counts
+# (FixedLenSequenceFeature outputs, a VarLenFeature's to_dense), so that batch checks
+# them and padded_batch re-pads them.
+LENGTHS = threading.local()
+
+
 class Symbol:
     """A value of the traced function that exists only once the data flows: one
     record's tensor. Supports the operators and methods that have traceable ops."""

@@ -98,7 +98,7 @@ _BY_CODE = {c.error_code: c for c in (
     UnimplementedError, InternalError, UnavailableError, DataLossError)}
 
 
-def _locate(exc, file=None, record=None, offset=None, record_label="record"):
+def locate(exc, file=None, record=None, offset=None, record_label="record"):
     """Makes str(exc) name where the problem is: TensorFlow's text, then "; file f,
     record i, offset o" (the parts known). Returns exc. A caller that knows more
     (a dataset knows the file of a parse error) calls it again."""
@@ -112,6 +112,9 @@ def _locate(exc, file=None, record=None, offset=None, record_label="record"):
     if where:
         exc.detail = "%s; %s" % (exc.message, ", ".join(where))
     return exc
+
+
+_locate = locate  # the name the package's modules have used
 
 
 _OS_VARIANTS = {}
@@ -131,6 +134,18 @@ def _os_variant(cls):
         globals()[name] = v  # importable by that name, so instances pickle
         _OS_VARIANTS[cls] = v
     return v
+
+
+def make(cls, message, **where):
+    """An instance of the tfnano error class `cls` carrying TensorFlow's `message` (no
+    node_def, no op: tfnano has no graph); `where` takes offset / record_index / status."""
+    return cls(None, None, message, **where)
+
+
+def invalid(message):
+    """InvalidArgumentError(message): the one way Python code builds the most common
+    error, so every module spells it the same."""
+    return InvalidArgumentError(None, None, message)
 
 
 def exception_type_from_error_code(error_code):

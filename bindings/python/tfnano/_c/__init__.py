@@ -48,8 +48,10 @@ def message(err):
     return ffi.string(err.msg).decode("utf-8", "replace")
 
 
-def exception(rc, err, overrides=None):
-    """The exception for status `rc` with the details in `err` (a tfn_error *)."""
+def exception(rc, err, overrides=None, where=None):
+    """The exception for status `rc` with the details in `err` (a tfn_error *).
+    overrides: {status: class} for this call; where: what err.record_index counts
+    ("example"), to name it in str()."""
     msg = message(err) if err is not None else ""
     if not msg:
         msg = ffi.string(lib.tfn_status_str(rc)).decode()
@@ -66,11 +68,13 @@ def exception(rc, err, overrides=None):
               record_index=int(err.record_index) if err is not None else None)
     if rc == lib.TFN_E_IO and err is not None and isinstance(exc, OSError):
         exc.errno = err.sys_errno
+    if where is not None and err is not None:
+        errors.locate(exc, None, int(err.record_index), record_label=where)
     return exc
 
 
-def check(rc, err, overrides=None):
+def check(rc, err, overrides=None, where=None):
     """Raises for a negative status; returns rc (TFN_OK or TFN_END) otherwise."""
     if rc < 0:
-        raise exception(rc, err, overrides)
+        raise exception(rc, err, overrides, where)
     return rc

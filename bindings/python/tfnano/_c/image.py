@@ -123,17 +123,17 @@ def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002
     channels = a.shape[2]
     if format == "grayscale":
         if channels != 1:
-            raise errors.InvalidArgumentError(None, None, "image must have 1 channel for grayscale")
+            raise errors.invalid("image must have 1 channel for grayscale")
     elif format == "rgb":
         if channels != 3:
-            raise errors.InvalidArgumentError(None, None, "image must have 3 channels for rgb")
+            raise errors.invalid("image must have 3 channels for rgb")
     elif format != "":
-        raise errors.InvalidArgumentError(None, None, "format must be '', grayscale or rgb")
+        raise errors.invalid("format must be '', grayscale or rgb")
     if channels not in (1, 3):
         raise errors.InvalidArgumentError(
             None, None, "image must have 1 or 3 channels, got %s" % (list(a.shape),))
     if density_unit not in ("in", "cm"):
-        raise errors.InvalidArgumentError(None, None, "density_unit must be 'in' or 'cm'")
+        raise errors.invalid("density_unit must be 'in' or 'cm'")
     opt = ffi.new("tfn_image_jpeg_options *")
     opt.quality = quality
     opt.progressive = bool(progressive)
@@ -335,8 +335,8 @@ def resize_list(images, bo):
     arrs = [np.ascontiguousarray(a, np.uint8) for a in images]
     channels = arrs[0].shape[2] if n else bo.decode.channels
     if any(a.ndim != 3 or a.shape[2] != channels for a in arrs):
-        raise errors.InvalidArgumentError(None, None, "images of a batch must be HWC with "
-                                          "the same number of channels")
+        raise errors.invalid("images of a batch must be HWC with "
+                             "the same number of channels")
     out = _out_array(n, bo, channels)
     if n == 0:
         return out

@@ -3,7 +3,7 @@ error a failing parser call raises, string outputs (tfn_bytes views) made bytes
 objects, and the feature lists of SequenceExamples (tfn_sequence_lists)."""
 import numpy as np
 
-from .. import _c
+from .. import _c, errors
 from .. import dtypes as _dt
 from . import malloc
 
@@ -14,16 +14,17 @@ NATIVE_DTYPE = {"int64": lib.TFN_INT64, "float32": lib.TFN_FLOAT32, "string": li
 NP_OUT = {lib.TFN_INT64: np.int64, lib.TFN_FLOAT32: np.float32, lib.TFN_INT32: np.int32}
 
 
+# every data problem of a parser call is InvalidArgumentError, as TensorFlow's kernel
+# reports it
+_PARSE_AS = dict.fromkeys((lib.TFN_E_CORRUPT, lib.TFN_E_TYPE, lib.TFN_E_NOT_FOUND,
+                           lib.TFN_E_INVALID_ARG, lib.TFN_E_OUT_OF_RANGE),
+                          errors.InvalidArgumentError)
+
+
 def parse_error(rc, err):
-    """The exception for a failing parser call: every data problem is
-    InvalidArgumentError, as TensorFlow's kernel reports it; str() names the example."""
-    from ..errors import InvalidArgumentError
-    over = {lib.TFN_E_CORRUPT: InvalidArgumentError, lib.TFN_E_TYPE: InvalidArgumentError,
-            lib.TFN_E_NOT_FOUND: InvalidArgumentError, lib.TFN_E_INVALID_ARG:
-            InvalidArgumentError, lib.TFN_E_OUT_OF_RANGE: InvalidArgumentError}
-    from ..errors import _locate  # str() names the example (the parser has no offset)
-    return _locate(_c.exception(rc, err, over), None, int(err.record_index),
-                   record_label="example")
+    """The exception for a failing parser call; str() names the example (the parser
+    has no offset)."""
+    return _c.exception(rc, err, _PARSE_AS, where="example")
 
 
 _BIG_STRINGS = 1 << 20  # string outputs of a batch worth tuning malloc for

@@ -48,8 +48,8 @@ def _path(f):
     if f.startswith("file://"):
         f = f[len("file://"):]
     elif "://" in f:
-        raise errors.UnimplementedError(None, None, "CPipeline reads local files only, "
-                                        "got %s" % f)
+        raise errors.make(errors.UnimplementedError, "CPipeline reads local files only, "
+                          "got %s" % f)
     return f
 
 

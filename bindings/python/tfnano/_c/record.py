@@ -106,8 +106,8 @@ def exception(rc, err, fio=None, name=None, where=False):
         found = re.search(r"; compressed offset (\d+)", exc.message)
         compressed_at = int(found.group(1)) if found else None
         # TensorFlow's text is what comes before the first "; " (tfnano's context after)
-        exc = errors.DataLossError(None, None, exc.message.split("; ", 1)[0], status=rc,
-                                   offset=exc.offset, record_index=exc.record_index)
+        exc = errors.make(errors.DataLossError, exc.message.split("; ", 1)[0], status=rc,
+                          offset=exc.offset, record_index=exc.record_index)
     elif rc == lib.TFN_E_IO:
         # an OSError whatever TensorFlow's class (ENOSPC is ResourceExhaustedError)
         cls = errors._os_variant(type(exc))

@@ -16,7 +16,7 @@ _INT32_MAX = 2 ** 31 - 1
 
 
 def _bad(msg):
-    return errors.InvalidArgumentError(None, None, msg)
+    return errors.invalid(msg)
 
 
 class _Reader:

@@ -1,5 +1,6 @@
 """verify and index: the integrity of shards, and the offset index readers seek with."""
 import json
+import os
 import re
 import sys
 

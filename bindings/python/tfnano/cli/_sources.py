@@ -107,7 +107,7 @@ class RecordFile:
         else:
             source = local_path(name)
             if os.path.isdir(source):
-                raise errors.FailedPreconditionError(None, None, "%s; Is a directory" % source)
+                raise errors.make(errors.FailedPreconditionError, "%s; Is a directory" % source)
         try:
             # locate: every command's message names the damaged file among several
             self._r = _crecord.Reader(source, comp, buffer_size, on_damage, name=name,

@@ -155,12 +155,12 @@ def fixed_dense(spec):
 def _run_recording_lengths(fn, x, n):
     """The graph on a chunk, with the lengths table the parse ops fill: each padded
     per-record value (a VarLenFeature's values) records its rows' true lengths."""
-    from .. import _parsing  # lazy door: the parse ops' lengths table
-    _parsing.LENGTHS.table = table = {}
+    from .._trace import LENGTHS
+    LENGTHS.table = table = {}
     try:
         return Columns.of(fn.run_batch(x, n), n), table
     finally:
-        _parsing.LENGTHS.table = None
+        LENGTHS.table = None
 
 
 def _padded(table, a):

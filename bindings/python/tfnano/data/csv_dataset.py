@@ -24,10 +24,6 @@ from .readers import _filenames
 _INT_TEXT = __import__("re").compile(rb"^\s*[-+]?\d+\s*$")
 
 
-def _invalid(msg):
-    return errors.InvalidArgumentError(None, None, msg)
-
-
 def _column_default(d):
     """(numpy dtype, default or None when the column is required) of one entry."""
     if isinstance(d, _dt.DType) or isinstance(d, type) or isinstance(d, np.dtype):
@@ -35,7 +31,7 @@ def _column_default(d):
     from .._tensor import constant
     a = np.asarray(constant(d) if not isinstance(d, np.ndarray) else d)
     if a.size > 1:
-        raise _invalid("Each record default should be at most rank 1")
+        raise errors.invalid("Each record default should be at most rank 1")
     if a.dtype.kind in "SUO":
         return np.dtype(object), (None if a.size == 0 else _as_bytes(a.reshape(-1)[0]))
     if a.dtype.name not in ("int32", "int64", "float32", "float64"):
@@ -72,8 +68,8 @@ def _records(data, delim, use_quote):
                 buf, j = bytearray(), pos + 1
                 while True:
                     if j >= n:
-                        raise _invalid("Reached end of file without closing quoted field "
-                                       "in record")
+                        raise errors.invalid("Reached end of file without closing quoted field "
+                                              "in record")
                     c = data[j]
                     if c == q:
                         if j + 1 < n and data[j + 1] == q:
@@ -107,7 +103,7 @@ def _records(data, delim, use_quote):
 def _convert(text, dtype, default, idx, na_value):
     if text == b"" or (na_value and text == na_value):
         if default is None:
-            raise _invalid("Field %d is required but missing in record!" % idx)
+            raise errors.invalid("Field %d is required but missing in record!" % idx)
         return default
     if dtype.kind == "O":
         return text
@@ -119,15 +115,16 @@ def _convert(text, dtype, default, idx, na_value):
             info = np.iinfo(dtype)
             ok = info.min <= v <= info.max
         if not ok:
-            raise _invalid("Field %d in record is not a valid %s: %s" % (idx, dtype.name, shown))
+            raise errors.invalid("Field %d in record is not a valid %s: %s"
+                                 % (idx, dtype.name, shown))
         return v
     try:
         if b"_" in text:
             raise ValueError
         return float(text)
     except ValueError:
-        raise _invalid("Field %d in record is not a valid %s: %s" % (
-            idx, "float" if dtype == np.float32 else "double", shown)) from None
+        raise errors.invalid("Field %d in record is not a valid %s: %s" % (
+                   idx, "float" if dtype == np.float32 else "double", shown)) from None
 
 
 class CsvNode(plan.Node):
@@ -167,10 +164,10 @@ class CsvNode(plan.Node):
                     as_tensor(np.asarray(_convert(t, dt, dflt, i, self.na_value), dtype=dt))
                     for i, (t, (dt, dflt)) in enumerate(zip(picked, self.columns)))
                 if self.select is None and len(fields) > ncols:
-                    raise _invalid("Expect %d fields but have more in record" % ncols)
+                    raise errors.invalid("Expect %d fields but have more in record" % ncols)
                 if len(picked) < ncols:
-                    raise _invalid("Expect %d fields but have %d in record"
-                                   % (ncols, len(picked)))
+                    raise errors.invalid("Expect %d fields but have %d in record"
+                                          % (ncols, len(picked)))
                 yield values
 
 
@@ -183,16 +180,16 @@ def CsvDataset(filenames, record_defaults, compression_type=None, buffer_size=No
     from .line_readers import _compression
     columns = [_column_default(d) for d in record_defaults]
     if select_cols is not None and exclude_cols is not None:
-        raise _invalid("Either select_cols or exclude_cols should be empty")
+        raise errors.invalid("Either select_cols or exclude_cols should be empty")
     select = None
     if select_cols is not None:
         select = [int(c) for c in np.asarray(select_cols).reshape(-1)]
         if len(select) != len(columns):
-            raise _invalid("select_cols should match output size")
+            raise errors.invalid("select_cols should match output size")
         if any(b <= a for a, b in zip(select, select[1:])):
-            raise _invalid("select_cols is not strictly increasing.")
+            raise errors.invalid("select_cols is not strictly increasing.")
         if select and select[0] < 0:
-            raise _invalid("select_cols contains negative values.")
+            raise errors.invalid("select_cols contains negative values.")
     elif exclude_cols is not None:
         skip = {int(c) for c in np.asarray(exclude_cols).reshape(-1)}
         select, c = [], 0

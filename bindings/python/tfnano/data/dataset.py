@@ -226,7 +226,7 @@ class Dataset:
         try:
             first = next(it)
         except StopIteration:
-            raise errors.InvalidArgumentError(None, None, "Dataset was empty.") from None
+            raise errors.invalid("Dataset was empty.") from None
         for _ in it:
             raise errors.InvalidArgumentError(None, None,
                                               "Dataset had more than one element.")

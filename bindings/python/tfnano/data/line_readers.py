@@ -33,7 +33,7 @@ def _compression(compression_type):
     from ..io.tf_record import tf_compression  # tfnano.io loads on first read
     comp = tf_compression(compression_type)
     if comp not in ("", "ZLIB", "GZIP"):
-        raise errors.InvalidArgumentError(None, None, "Unsupported compression_type.")
+        raise errors.invalid("Unsupported compression_type.")
     return comp
 
 
@@ -69,7 +69,7 @@ class _Stream:
             try:  # bounded output: a highly compressed file does not fill memory
                 out = self.z.decompress(pending, 4 * self.size)
             except zlib.error as e:
-                raise errors.DataLossError(None, None, _inflate_text(e)) from None
+                raise errors.make(errors.DataLossError, _inflate_text(e)) from None
             if out:
                 return out
 
@@ -189,7 +189,7 @@ class _FixedReader(_OneAtATime):
             size = _size(source)
             body = (size - header - footer) % (1 << 64)  # TensorFlow's uint64
             if body % record:
-                raise errors.InvalidArgumentError(None, None, _body_text(
+                raise errors.invalid(_body_text(
                     header, footer, self.name, body, record))
             if size < header:
                 raise _out_of_range("Read less bytes than requested")
@@ -240,7 +240,7 @@ class _FixedReader(_OneAtATime):
                 self.ended = True
                 partial = len(self.buf) - self.f
                 if partial > 0 and not more:
-                    raise errors.DataLossError(None, None, _body_text(
+                    raise errors.make(errors.DataLossError, _body_text(
                         self.h, self.f, self.name, self.done * r + partial, r))
                 return None
         self.done += k
@@ -337,8 +337,8 @@ class _Failing(plan.Node):
 def _cycle(num_parallel_reads):
     cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
     if cycle == 0 or cycle < AUTOTUNE:
-        raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
-                                          "positive or AUTOTUNE, got %d" % cycle)
+        raise errors.invalid("`num_parallel_reads` must be "
+                             "positive or AUTOTUNE, got %d" % cycle)
     return cycle
 
 
@@ -384,7 +384,7 @@ def FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None,  # noqa
                      (footer >= 0, "`footer_bytes` must be >= 0"),
                      (size >= 0, "`buffer_size` must be >= 0")):
         if not ok:
-            return Dataset(_Failing(errors.InvalidArgumentError(None, None, text),
+            return Dataset(_Failing(errors.invalid(text),
                                     "FixedLengthRecordDataset"))
     from ..io.tf_record import tf_compression  # tfnano.io loads on first read
     comp = tf_compression(compression_type)

@@ -531,8 +531,8 @@ def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     bufsize = DEFAULT_BUFFER if buffer_size in (None, -1) else int(buffer_size)
     cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
     if cycle == 0 or cycle < AUTOTUNE:
-        raise errors.InvalidArgumentError(None, None, "`num_parallel_reads` must be "
-                                          "positive or AUTOTUNE, got %d" % cycle)
+        raise errors.invalid("`num_parallel_reads` must be "
+                             "positive or AUTOTUNE, got %d" % cycle)
     from .._c.record import max_record_size as _max_record
     node = TFRecordNode(files, comp, bufsize, cycle, on_damage, _max_record(max_record_size))
     ds = Dataset(node)

@@ -11,10 +11,6 @@ from .._tensor import Tensor, scalar_string
 from .._c import image as _codec
 from . import _batch
 
-def _invalid(msg):
-    return errors.InvalidArgumentError(None, None, msg)
-
-
 def _channels_dim(channels):
     return None if not channels else channels
 
@@ -25,9 +21,9 @@ def _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_me
     # (channels=4 is refused for JPEG data only: a PNG or GIF through decode_jpeg has
     # its own channel rules, as in TensorFlow)
     if channels not in (0, 1, 3, 4):
-        raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
+        raise errors.invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
     if ratio not in (1, 2, 4, 8):
-        raise _invalid("ratio must be 1, 2, 4, or 8, got %s" % ratio)
+        raise errors.invalid("ratio must be 1, 2, 4, or 8, got %s" % ratio)
     return dict(channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
                 try_recover_truncated=try_recover_truncated, dct_method=dct_method)
 
@@ -58,13 +54,13 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
 
 def _refuse_jpeg_rgba(data, channels):
     if channels == 4 and _codec.format_of(data) == 1:
-        raise _invalid("JPEG does not support 4 channels")
+        raise errors.invalid("JPEG does not support 4 channels")
 
 
 def _refuse_bmp(data, op):
     if _codec.format_of(data) == 4:
-        raise _invalid("Trying to decode BMP format using a wrong op. Use `decode_bmp` or "
-                       "`decode_image` instead. Op used: %s" % op)
+        raise errors.invalid("Trying to decode BMP format using a wrong op. Use `decode_bmp` or "
+                              "`decode_image` instead. Op used: %s" % op)
 
 
 def _decode_and_crop_infer(contents, crop_window, channels=0, *args, **kwargs):
@@ -79,12 +75,12 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     kw = _jpeg_kwargs(channels, ratio, fancy_upscaling, try_recover_truncated, dct_method)
     window = np.asarray(crop_window).reshape(-1)
     if window.shape[0] != 4:
-        raise _invalid("crop_window must have four elements %s" % (list(window.shape),))
+        raise errors.invalid("crop_window must have four elements %s" % (list(window.shape),))
     data = _codec.contents_bytes(contents, "DecodeAndCropJpeg")
     fmt = _codec.format_of(data)
     if fmt in (3, 4):
-        raise _invalid("DecodeAndCropJpeg operation can run on JPEG only, but detected %s."
-                       % ("GIF" if fmt == 3 else "BMP"))
+        raise errors.invalid("DecodeAndCropJpeg operation can run on JPEG only, but detected %s."
+                              % ("GIF" if fmt == 3 else "BMP"))
     _refuse_jpeg_rgba(data, channels)
     if fmt == 2:  # PNG through this op: whole image, then the window
         img = _codec.decode(data, _codec.decode_options(channels=channels))
@@ -100,7 +96,7 @@ def _decode_png_infer(contents, channels=0, dtype=_dt.uint8, name=None):
 def _png_dtype(dtype):
     d = _dt.numpy_dtype(dtype)
     if d not in (np.uint8, np.uint16):
-        raise _invalid("`dtype` for `DecodePng` must be unit8, unit16 but got: %s" % d)
+        raise errors.invalid("`dtype` for `DecodePng` must be unit8, unit16 but got: %s" % d)
     return d
 
 
@@ -117,7 +113,7 @@ def decode_png(contents, channels=0, dtype=_dt.uint8, name=None):
     one-frame GIFs too."""
     d = _png_dtype(dtype)
     if channels not in (0, 1, 2, 3, 4):
-        raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
+        raise errors.invalid("`channels` must be 0, 1, 3 or 4 but got %s" % channels)
     data = _codec.contents_bytes(contents, "DecodePng")
     _refuse_bmp(data, "DecodePng")
     return _decode_any(data, channels, d, gif="still")
@@ -135,10 +131,10 @@ def decode_bmp(contents, channels=0, name=None):
     if fmt != 4:
         name = {1: "JPEG", 2: "PNG", 3: "GIF"}.get(fmt)
         if name is None:
-            raise _invalid("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, "
-                           "WebP required.")
-        raise _invalid("Trying to decode %s format using DecodeBmp op. Use `decode_%s` or "
-                       "`decode_image` instead." % (name, name.lower()))
+            raise errors.invalid("Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, "
+                                  "WebP required.")
+        raise errors.invalid("Trying to decode %s format using DecodeBmp op. Use `decode_%s` or "
+                              "`decode_image` instead." % (name, name.lower()))
     return _codec.decode(data, _codec.decode_options(channels=channels))
 
 
@@ -146,7 +142,7 @@ def _decode_any(data, channels, d, jpeg_kw=None, gif="first"):
     fmt = _codec.format_of(data)
     if fmt in (1, 3, 4):  # JPEG, GIF, BMP: 8-bit decode, widened as TensorFlow does
         if channels == 4 and fmt == 1:
-            raise _invalid("JPEG does not support 4 channels")
+            raise errors.invalid("JPEG does not support 4 channels")
         img = _codec.decode(data, _codec.decode_options(channels=channels, gif=gif,
                                                         **(jpeg_kw or {})))
         if d == np.uint16:
@@ -187,13 +183,14 @@ def decode_image(contents, channels=None, dtype=_dt.uint8, name=None, expand_ani
     its first frame with expand_animations=False."""
     d = _dt.numpy_dtype(dtype)
     if d not in (np.uint8, np.uint16, np.float32):
-        raise _invalid("`dtype` for `DecodeImage` must be unit8, unit16, float but got: %s" % d)
+        raise errors.invalid("`dtype` for `DecodeImage` must be unit8, unit16, float but "
+                             "got: %s" % d)
     ch = channels or 0
     if ch not in (0, 1, 3, 4):
-        raise _invalid("`channels` must be 0, 1, 3 or 4 but got %s" % ch)
+        raise errors.invalid("`channels` must be 0, 1, 3 or 4 but got %s" % ch)
     data = _codec.contents_bytes(contents, "DecodeImage")
     if len(data) == 0:
-        raise _invalid("Input is empty.")
+        raise errors.invalid("Input is empty.")
     return _decode_any(data, ch, d, gif="all" if expand_animations else "first")
 
 
@@ -208,7 +205,7 @@ def decode_gif(contents, name=None):
     (a JPEG or PNG gives one RGB frame, as in TensorFlow)."""
     data = _codec.contents_bytes(contents, "DecodeGif")
     if len(data) == 0:
-        raise _invalid("Input is empty.")
+        raise errors.invalid("Input is empty.")
     fmt = _codec.format_of(data)
     if fmt in (1, 2):  # as TensorFlow: a JPEG or PNG is one RGB frame
         return _codec.decode(data, _codec.decode_options(channels=3))[None]
@@ -229,7 +226,7 @@ def extract_jpeg_shape(contents, output_type=_dt.int32, name=None):
     """tf.io.extract_jpeg_shape: [height, width, channels] read from the header only."""
     data = _codec.contents_bytes(contents, "ExtractJpegShape")
     if _codec.format_of(data) != 1:
-        raise _invalid("Invalid JPEG data, size %d" % len(data))
+        raise errors.invalid("Invalid JPEG data, size %d" % len(data))
     info = _codec.probe(data)
     return np.array([info.height, info.width, info.components],
                     _dt.numpy_dtype(output_type)).view(Tensor)
@@ -309,7 +306,7 @@ def _target_size(h, w, size, preserve_aspect_ratio):
         nh = int(np.round(np.float32(f) * np.float32(h)))
         nw = int(np.round(np.float32(f) * np.float32(w)))
     if nh <= 0 or nw <= 0:  # the resize kernels' check
-        raise _invalid("output dimensions must be positive")
+        raise errors.invalid("output dimensions must be positive")
     return nh, nw
 
 
@@ -395,7 +392,7 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     batch = a if a.ndim == 4 else a[None]
     n, h, w, c = batch.shape
     if h == 0 or w == 0:
-        raise _invalid("input image must be of non-zero size")
+        raise errors.invalid("input image must be of non-zero size")
     nh, nw = _target_size(h, w, size, preserve_aspect_ratio)
     if a.dtype == np.bool_ or a.dtype.kind in "SUO":
         raise TypeError("resize: unsupported dtype %s" % a.dtype)
@@ -432,7 +429,7 @@ def _per_image_batch(fn):
         if isinstance(images, (list, tuple, _batch.DecodedBatch)):
             outs = [np.asarray(fn(a, *args, **kwargs)) for a in images]
             if not outs:
-                raise _invalid("empty batch")
+                raise errors.invalid("empty batch")
             return np.stack(outs).view(Tensor)
         return fn(images, *args, **kwargs)
     return run
@@ -658,7 +655,7 @@ def random_crop(value, size, seed=None, name=None):
     if len(size) != a.ndim:
         raise ValueError("size must have %d elements, got %d" % (a.ndim, len(size)))
     if any(s > d or s < 0 for s, d in zip(size, a.shape)):
-        raise _invalid("Need value.shape >= size, got %s >= %s" % (list(a.shape), size))
+        raise errors.invalid("Need value.shape >= size, got %s >= %s" % (list(a.shape), size))
     rng = _rng(seed)
     offs = [int(rng.integers(0, d - s + 1)) for s, d in zip(size, a.shape)]
     return a[tuple(slice(o, o + s) for o, s in zip(offs, size))].view(Tensor)

@@ -24,21 +24,21 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
     """[num_boxes, crop_height, crop_width, depth] float32 crops of `image` (4-D)."""
     img = np.asarray(image)
     if img.ndim != 4:
-        raise errors.InvalidArgumentError(None, None, "input image must be 4-D, got shape "
-                                          "[%s]" % ",".join(str(d) for d in img.shape))
+        raise errors.invalid("input image must be 4-D, got shape "
+                             "[%s]" % ",".join(str(d) for d in img.shape))
     bx = np.asarray(boxes, _F).reshape(-1, 4)
     ind = np.asarray(box_indices).reshape(-1).astype(np.int64)
     ch, cw = [int(v) for v in np.asarray(crop_size).reshape(-1)]
     if method not in ("bilinear", "nearest"):
         raise ValueError("method must be 'bilinear' or 'nearest'")
     if ch <= 0 or cw <= 0:
-        raise errors.InvalidArgumentError(None, None, "crop dimensions must be positive")
+        raise errors.invalid("crop dimensions must be positive")
     if bx.shape[0] != ind.shape[0]:
-        raise errors.InvalidArgumentError(None, None, "box_index has incompatible shape")
+        raise errors.invalid("box_index has incompatible shape")
     n, h, w, depth = img.shape
     if np.any((ind < 0) | (ind >= n)):
-        raise errors.InvalidArgumentError(None, None, "box_index has values outside [0, "
-                                          "batch_size)")
+        raise errors.invalid("box_index has values outside [0, "
+                             "batch_size)")
     ys = _axis_samples(bx[:, 0], bx[:, 2], h, ch)
     xs = _axis_samples(bx[:, 1], bx[:, 3], w, cw)
     out = np.full((bx.shape[0], ch, cw, depth), _F(extrapolation_value), _F)
@@ -89,7 +89,7 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     row-major order (zeros where SAME padding reaches outside the image)."""
     img = np.asarray(images)
     if img.ndim != 4:
-        raise errors.InvalidArgumentError(None, None, "input must be 4-dimensional")
+        raise errors.invalid("input must be 4-dimensional")
     kr, kc = _four(sizes, "ksizes")
     sr, sc = _four(strides, "strides")
     rr, rc = _four(rates, "rates")

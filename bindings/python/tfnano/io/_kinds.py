@@ -15,11 +15,13 @@ import threading
 
 import numpy as np
 
+from .. import errors
 from .. import _c
 from .._c import parse as _cparse
 from .. import _parsing as _p
 from .. import dtypes as _dt
 from .._c.outbuf import Carver
+from .._c.spec import CompiledSpec
 from .._tensor import as_tensor
 
 ffi = _c.ffi
@@ -29,11 +31,6 @@ _DENSE_NAMES = ("FixedLenFeature", "FixedLenSequenceFeature")
 _KIND_NAMES = ("VarLenFeature", "SparseFeature", "RaggedFeature")
 _PARTITION_NAMES = ("RowSplits", "RowLengths", "RowStarts", "RowLimits", "ValueRowIds",
                     "UniformRowLength")
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _dtype(d):
@@ -225,7 +222,6 @@ class _Plan:
         self.outputs.sort(key=lambda o: (rank[o[1]], o[0]))
         self.sparse_out = {k for k, kind, _ in self.outputs if kind == "varlen"}
         self._compile()
-        self._local = threading.local()
 
     def _compile(self):
         n = len(self.dense) + len(self.var)
@@ -240,27 +236,15 @@ class _Plan:
             cfg[i].key, cfg[i].key_len = kb, len(key.encode("utf-8"))
             cfg[i].type = lib.TFN_VAR_LEN
             if dt.name not in _cparse.NATIVE_DTYPE:
-                raise _invalid("Value for attr 'sparse_types' of %s is not in the list of "
-                               "allowed values: float, int64, string"
-                               % _p._TF_NAMES.get(dt.name, dt.name))
+                raise errors.invalid("Value for attr 'sparse_types' of %s is not in the list of "
+                                      "allowed values: float, int64, string"
+                                      % _p._TF_NAMES.get(dt.name, dt.name))
             cfg[i].dtype = _cparse.NATIVE_DTYPE[dt.name]
-        out = ffi.new("tfn_spec **")
-        err = _c.new_error()
-        rc = lib.tfn_spec_new(cfg, n, ffi.NULL, out, err)
-        if rc < 0:
-            _c.check(rc, err)
-        self.spec = ffi.gc(out[0], lib.tfn_spec_free)
-        self.strides = [lib.tfn_spec_stride(self.spec, j) for j in range(n)]
+        self.compiled = CompiledSpec(cfg, n)
+        self.spec, self.strides = self.compiled.spec, self.compiled.strides
 
     def parser(self):
-        p = getattr(self._local, "p", None)
-        if p is None:
-            p = lib.tfn_parser_new(self.spec, ffi.NULL)
-            if p == ffi.NULL:
-                raise MemoryError("tfn_parser_new")
-            p = ffi.gc(p, lib.tfn_parser_free)
-            self._local.p = p
-        return p
+        return self.compiled.parser()
 
 
 def _tf_repr(dt):
@@ -517,8 +501,8 @@ def _reshape_rows(vals, length):
     with its error text (counted in elements)."""
     step = length * math.prod(vals.shape[1:])
     if length <= 0 or step <= 0 or vals.size % step:
-        raise _invalid("Input to reshape is a tensor with %d values, but the requested "
-                       "shape requires a multiple of %d" % (vals.size, step))
+        raise errors.invalid("Input to reshape is a tensor with %d values, but the requested "
+                              "shape requires a multiple of %d" % (vals.size, step))
     return vals.reshape((-1, length) + vals.shape[1:])
 
 
@@ -561,7 +545,7 @@ def _batched_partition(rt, part, var, key, validate, sdt):
             plengths = np.full(len(starts), plengths[0])  # tf.repeat broadcasts one count
         rep = np.repeat(starts, plengths).astype(sdt)
         if len(pvals) != len(rep) and 1 not in (len(pvals), len(rep)):
-            raise _invalid("Incompatible shapes: [%d] vs. [%d]" % (len(pvals), len(rep)))
+            raise errors.invalid("Incompatible shapes: [%d] vs. [%d]" % (len(pvals), len(rep)))
         adjusted = pvals + rep
         make = RaggedTensor.from_row_starts if name == "RowStarts" else \
             RaggedTensor.from_row_limits
@@ -664,6 +648,7 @@ def trace_specs(features, lead):
     parse_single_example, the batch shape for parse_example."""
     from .._trace import CompositeSpec, Spec
     from . import _traced_kinds  # noqa: F401  (ops on the traced values)
+    from .. import sparse  # noqa: F401  (registers the traced SparseTensor ops)
     plan = get_plan(features)
     lead = tuple(lead)
     single = not lead
@@ -699,7 +684,7 @@ def _rows_padded(values, splits, inner, key):
     n = len(counts)
     size = math.prod(inner)
     if size <= 0 or (counts % size).any():
-        raise _invalid("Feature %s: values do not fill whole rows of %s" % (key, inner))
+        raise errors.invalid("Feature %s: values do not fill whole rows of %s" % (key, inner))
     rows = counts // size
     width = int(counts.max()) if n else 0
     shape = (n, width)

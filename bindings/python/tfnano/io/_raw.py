@@ -5,14 +5,10 @@ import base64
 
 import numpy as np
 
+from .. import errors
 from .. import dtypes as _dt
 from .._tensor import as_tensor
 from .._trace import traceable
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 # name -> (TensorFlow's DataType enum, numpy dtype, TensorProto typed-value field)
@@ -77,11 +73,11 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     has the input's shape plus one dimension."""
     tname = _dtype_name(out_type)
     if tname not in _TYPES or tname == "string" or tname in ("uint32", "uint64"):
-        raise _invalid("Value for attr 'out_type' of %s is not in the list of allowed "
-                       "values: %s" % (_tf_name(tname), _DECODE_RAW_TYPES))
+        raise errors.invalid("Value for attr 'out_type' of %s is not in the list of allowed "
+                              "values: %s" % (_tf_name(tname), _DECODE_RAW_TYPES))
     if fixed_length is not None and tname in ("complex64", "complex128", "bool"):
-        raise _invalid("Value for attr 'out_type' of %s is not in the list of allowed "
-                       "values: %s" % (tname, _PADDED_RAW_TYPES))
+        raise errors.invalid("Value for attr 'out_type' of %s is not in the list of allowed "
+                              "values: %s" % (tname, _PADDED_RAW_TYPES))
     if fixed_length is not None and tname == "float16":  # TF registers no such kernel
         from ..errors import NotFoundError
         raise NotFoundError(None, None, (
@@ -103,10 +99,10 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     if fixed_length is not None:
         width = int(_numpy(fixed_length))
         if width <= 0:
-            raise _invalid("fixed_length (%d) must be greater than zero." % width)
+            raise errors.invalid("fixed_length (%d) must be greater than zero." % width)
         if width % size:
-            raise _invalid("fixed_length (%d) must be a multiple of the size of out_type "
-                           "(%d)" % (width, size))
+            raise errors.invalid("fixed_length (%d) must be a multiple of the size of out_type "
+                                  "(%d)" % (width, size))
         buf = bytearray(width * len(flat))
         for i, s in enumerate(flat):
             take = s[:width]
@@ -116,11 +112,11 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
         first = len(flat[0]) if flat else 0
         for i, s in enumerate(flat):
             if len(s) != first:
-                raise _invalid("DecodeRaw requires input strings to all be the same size, "
-                               "but element %d has size %d != %d" % (i, first, len(s)))
+                raise errors.invalid("DecodeRaw requires input strings to all be the same size, "
+                                      "but element %d has size %d != %d" % (i, first, len(s)))
         if first % size:
-            raise _invalid("Input to DecodeRaw has length %d that is not a multiple of %d, "
-                           "the size of %s" % (first, size, _tf_name(tname)))
+            raise errors.invalid("Input to DecodeRaw has length %d that is not a multiple of %d, "
+                                  "the size of %s" % (first, size, _tf_name(tname)))
         per = first // size
         buf = b"".join(flat)
     out = np.frombuffer(bytes(buf), dtype=dt).astype(npt, copy=True)
@@ -266,8 +262,8 @@ def parse_tensor(serialized, out_type, name=None):
         data = np.asarray(data, dtype=object)
     if isinstance(data, np.ndarray):
         if data.ndim != 0:  # TensorFlow's op takes one scalar record, not a batch
-            raise _invalid("Expected `serialized` to be a scalar, got shape: [%s]"
-                           % ",".join(str(d) for d in data.shape))
+            raise errors.invalid("Expected `serialized` to be a scalar, got shape: [%s]"
+                                  % ",".join(str(d) for d in data.shape))
         data = data.item()
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -292,21 +288,21 @@ def parse_tensor(serialized, out_type, name=None):
             elif 5 <= field <= 17:
                 typed.append((field, wire, v))
     except ValueError:
-        raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
-                       % base64.b64encode(data).decode("ascii")) from None
+        raise errors.invalid("Could not parse `serialized` as TensorProto, base64: %s"
+                              % base64.b64encode(data).decode("ascii")) from None
     tname = _BY_ENUM.get(enum)
     if tname is None:
-        raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
-                       % base64.b64encode(data).decode("ascii"))
+        raise errors.invalid("Could not parse `serialized` as TensorProto, base64: %s"
+                              % base64.b64encode(data).decode("ascii"))
     if tname != want:
-        raise _invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
+        raise errors.invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
                        % (_tf_name(tname), _tf_name(want)))
     n = 1
     for d in dims:
         n *= d
     # a negative or overflowing shape (TensorShape's checks, in Python ints)
     if any(d < 0 for d in dims) or n > _MAX_ELEMENTS:
-        raise _invalid("Could not parse `serialized` as TensorProto, base64: %s"
+        raise errors.invalid("Could not parse `serialized` as TensorProto, base64: %s"
                        % base64.b64encode(data).decode("ascii"))
     npt = _TYPES[tname][1]
     # TensorFlow fills the elements a proto leaves out with its last value: a few
@@ -314,7 +310,7 @@ def parse_tensor(serialized, out_type, name=None):
     # is allocated: no more than _MAX_FILL bytes of output made up by filling.
     width = 8 if tname == "string" else np.dtype(npt).itemsize
     if content is None and n * width > _MAX_FILL and n * width > 64 * len(data):
-        raise _invalid("Could not parse `serialized` as TensorProto: shape %s claims %d "
+        raise errors.invalid("Could not parse `serialized` as TensorProto: shape %s claims %d "
                        "elements (%d bytes) from %d bytes of input"
                        % (list(dims), n, n * width, len(data)))
     if tname == "string":
@@ -330,9 +326,9 @@ def parse_tensor(serialized, out_type, name=None):
     elif content is not None:
         size = np.dtype(npt).itemsize
         if len(content) != n * size:
-            raise _invalid("Cannot parse tensor from proto: tensor_content holds %d bytes "
-                           "but shape %s of %s needs %d"
-                           % (len(content), dims, tname, n * size))
+            raise errors.invalid("Cannot parse tensor from proto: tensor_content holds %d bytes "
+                                  "but shape %s of %s needs %d"
+                                  % (len(content), dims, tname, n * size))
         out = np.frombuffer(content, dtype=np.dtype(npt).newbyteorder("<")).astype(npt)
     else:
         field = _TYPES[tname][2]

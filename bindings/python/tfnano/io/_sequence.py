@@ -7,17 +7,13 @@ import re
 
 import numpy as np
 
+from .. import errors
 from .. import _parsing as _p
 from .._c import parse as _cparse
 from .. import dtypes as _dt
 from .._tensor import as_tensor
 from ..ragged import _check_equal
 from . import _kinds
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _check_sequence_features(features):
@@ -31,9 +27,9 @@ def _check_sequence_features(features):
         if dt is None:
             raise ValueError("Missing type for feature %s. Received feature=%s." % (key, f))
         if dt.name not in _cparse.NATIVE_DTYPE:
-            raise _invalid("Value for attr 'feature_list_dense_types' of %s is not in the "
-                           "list of allowed values: float, int64, string"
-                           % _p._TF_NAMES.get(dt.name, dt.name))
+            raise errors.invalid("Value for attr 'feature_list_dense_types' of %s is not in the "
+                                  "list of allowed values: float, int64, string"
+                                  % _p._TF_NAMES.get(dt.name, dt.name))
         if name == "FixedLenSequenceFeature" and f.default_value is not None:
             raise ValueError("Value feature_list.dense_defaults[%s] must be None" % key)
         out.append((key, name, f, dt))
@@ -196,8 +192,8 @@ def _as_context_error(e, names):
     if m is None:
         return None
     name = m.group(1) or (_name(names, 0) if names is not None else "<unknown>")
-    return _invalid("Name: %s, Context feature: %s.  Data types don't match. Expected type: "
-                    "%s" % (name, m.group(2), m.group(3)))
+    return errors.invalid("Name: %s, Context feature: %s.  Data types don't match. Expected type: "
+                           "%s" % (name, m.group(2), m.group(3)))
 
 
 _VALUE_LIST = {"int64": "int64_list", "float32": "float_list", "string": "bytes_list"}
@@ -302,7 +298,7 @@ def _parse(serialized, context_features, sequence_features, names, single):
         except Exception as e:  # noqa: BLE001 - reworded, then raised again
             tf_text = _context_dense_error(items, context_features, names_list)
             if tf_text is not None:
-                raise _invalid(tf_text) from None
+                raise errors.invalid(tf_text) from None
             reworded = _as_context_error(e, names_list)
             if reworded is not None:
                 raise reworded from None
@@ -310,7 +306,7 @@ def _parse(serialized, context_features, sequence_features, names, single):
         if _may_hold_empty_context_feature(items, context_features):
             tf_text = _context_dense_error(items, context_features, names_list)
             if tf_text is not None:
-                raise _invalid(tf_text)
+                raise errors.invalid(tf_text)
     lists, lengths = {}, {}
     if configs:
         reads = _list_reads(configs)
@@ -324,7 +320,7 @@ def _parse(serialized, context_features, sequence_features, names, single):
         # as TF: feature by feature in key order, the first feature with a problem
         problems = [p for p in problems if p is not None]
         if problems:
-            raise _invalid(problems[0][2])
+            raise errors.invalid(problems[0][2])
         for (key, kind, f, dt), r in zip(configs, read):
             if kind != "RaggedFeature":
                 ex_splits, st_splits, values, present = r

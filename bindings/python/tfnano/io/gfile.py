@@ -168,11 +168,11 @@ class gfile:  # noqa: N801 - TensorFlow's name; a namespace of file helpers
         local = _local(path)
         if local is not None:
             if not _os.path.isdir(local):
-                raise errors.NotFoundError(None, None, "Could not find directory %s" % path)
+                raise errors.make(errors.NotFoundError, "Could not find directory %s" % path)
             return _os.listdir(local)
         fs, p = _fs(path)
         if not fs.isdir(p):
-            raise errors.NotFoundError(None, None, "Could not find directory %s" % path)
+            raise errors.make(errors.NotFoundError, "Could not find directory %s" % path)
         return [e.rstrip("/").rsplit("/", 1)[-1] for e in fs.ls(p, detail=False)
                 if e.rstrip("/") != p.rstrip("/")]
 

@@ -162,7 +162,7 @@ class TFRecordWriter:
         if self._w.failure is not None:
             raise self._w.failure
         if self._closed:
-            raise errors.FailedPreconditionError(None, None, "Writer is closed.")
+            raise errors.make(errors.FailedPreconditionError, "Writer is closed.")
 
     def durable(self):
         """(records, bytes) handed to the operating system in whole: what survives if
@@ -293,7 +293,7 @@ def fsspec_open(url, mode):
     try:
         return fsspec.open(url, mode).open()
     except FileNotFoundError:
-        raise errors.NotFoundError(None, None, "%s; No such file or directory" % url) from None
+        raise errors.make(errors.NotFoundError, "%s; No such file or directory" % url) from None
 
 
 def open_reader(source, compression, buffer_size, on_damage="raise", max_record_size=None):

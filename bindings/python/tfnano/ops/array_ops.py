@@ -8,8 +8,8 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dt
-from .._trace import Spec, Symbol, TraceError, active_graph, traceable
-from ..errors import InvalidArgumentError
+from .._trace import LENGTHS, Spec, Symbol, TraceError, active_graph, traceable
+from ..errors import InvalidArgumentError, invalid
 from ._common import contiguous as _contiguous
 from ._common import kernel_name
 from ._common import plain, same_dtype, shape_list, shift_axis, to_array, wrap
@@ -99,8 +99,7 @@ def _rank1_rows(node):
 def _padded_lengths(a):
     """Each record's true length along axis 1 where a batched value holds records
     padded to the longest (a VarLenFeature's sp.values), else None."""
-    from .. import _parsing  # lazy door: the parse ops' lengths table
-    table = getattr(_parsing.LENGTHS, "table", None)
+    table = getattr(LENGTHS, "table", None)
     if table is None or a.ndim < 2:
         return None
     got = table.get((a.__array_interface__["data"][0], a.shape))
@@ -134,12 +133,12 @@ def _reshape_target(input_shape, dims):
     in_dims = [input_shape] if isinstance(input_shape, int) else list(input_shape)
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1:
-        raise InvalidArgumentError(None, None, "Only one input size may be -1, not both "
-                                   "%d and %d" % (unknown[0], unknown[1]))
+        raise invalid("Only one input size may be -1, not both "
+                      "%d and %d" % (unknown[0], unknown[1]))
     for i, d in enumerate(dims):
         if d < -1:
-            raise InvalidArgumentError(None, None, "Size %d must be non-negative, not %d"
-                                       % (i, d))
+            raise invalid("Size %d must be non-negative, not %d"
+                          % (i, d))
     has_zero = any(d == 0 for d in dims)
     product = 1
     for d in dims:
@@ -154,14 +153,14 @@ def _reshape_target(input_shape, dims):
                 input_has_zero = True
         missing = count // product if product else 0
         if not input_has_zero and product * missing != count:
-            raise InvalidArgumentError(None, None, "Input to reshape is a tensor with %d "
-                                       "values, but the requested shape requires a multiple"
-                                       " of %d" % (count, product))
+            raise invalid("Input to reshape is a tensor with %d "
+                          "values, but the requested shape requires a multiple"
+                          " of %d" % (count, product))
         dims = [missing if d == -1 else d for d in dims]
     requested = int(np.prod(dims)) if dims else 1
     if requested != total:
-        raise InvalidArgumentError(None, None, "Input to reshape is a tensor with %d values,"
-                                   " but the requested shape has %d" % (total, requested))
+        raise invalid("Input to reshape is a tensor with %d values,"
+                      " but the requested shape has %d" % (total, requested))
     return dims
 
 
@@ -209,8 +208,8 @@ _reshape_per_record = traceable("reshape", batch=None, infer=_reshape_infer)(_re
 def _expand_axis(a, axis):
     axis = int(plain(axis))
     if axis < -a.ndim - 1 or axis > a.ndim:
-        raise InvalidArgumentError(None, None, "Tried to expand dim index %d for tensor with "
-                                   "%d dimensions." % (axis, a.ndim))
+        raise invalid("Tried to expand dim index %d for tensor with "
+                      "%d dimensions." % (axis, a.ndim))
     return axis
 
 
@@ -247,12 +246,12 @@ def _squeeze_axes(a, axis, first=0):
     for ax in axes:
         ax = int(ax)
         if ax < -a.ndim or ax >= a.ndim:
-            raise InvalidArgumentError(None, None, "Tried to squeeze dim index %d for tensor "
-                                       "with %d dimensions." % (ax, a.ndim))
+            raise invalid("Tried to squeeze dim index %d for tensor "
+                          "with %d dimensions." % (ax, a.ndim))
         ax %= a.ndim
         if a.shape[ax] != 1:
-            raise InvalidArgumentError(None, None, "Can not squeeze dim[%d], expected a "
-                                       "dimension of 1, got %d" % (ax, a.shape[ax]))
+            raise invalid("Can not squeeze dim[%d], expected a "
+                          "dimension of 1, got %d" % (ax, a.shape[ax]))
         out.append(ax)
     return tuple(out)
 
@@ -285,9 +284,9 @@ def _stack_impl(values, axis=0, name=None):
                          "minimum length 1.")
     for i, a in enumerate(arrays[1:], 1):
         if a.shape != arrays[0].shape:
-            raise InvalidArgumentError(None, None, "Shapes of all inputs must match: "
-                                       "values[0].shape = %s != values[%d].shape = %s"
-                                       % (_dims(arrays[0].shape), i, _dims(a.shape)))
+            raise invalid("Shapes of all inputs must match: "
+                          "values[0].shape = %s != values[%d].shape = %s"
+                          % (_dims(arrays[0].shape), i, _dims(a.shape)))
     nd = arrays[0].ndim + 1
     axis = int(axis)
     if axis < -nd or axis >= nd:
@@ -309,24 +308,24 @@ def _concat_impl(values, axis, name=None):
     first = arrays[0]
     ax = int(plain(axis))
     if first.ndim == 0:
-        raise InvalidArgumentError(None, None, "ConcatOp : Can't concatenate scalars (use "
-                                   "tf.stack instead)")
+        raise invalid("ConcatOp : Can't concatenate scalars (use "
+                      "tf.stack instead)")
     if ax < -first.ndim or ax >= first.ndim:
-        raise InvalidArgumentError(None, None, "ConcatOp : Expected concatenating dimensions "
-                                   "in the range [%d, %d), but got %d"
-                                   % (-first.ndim, first.ndim, ax))
+        raise invalid("ConcatOp : Expected concatenating dimensions "
+                      "in the range [%d, %d), but got %d"
+                      % (-first.ndim, first.ndim, ax))
     ax %= first.ndim
     for i, a in enumerate(arrays[1:], 1):
         if a.ndim != first.ndim:
-            raise InvalidArgumentError(None, None, "ConcatOp : Ranks of all input tensors "
-                                       "should match: shape[0] = %s vs. shape[%d] = %s"
-                                       % (_dims(first.shape), i, _dims(a.shape)))
+            raise invalid("ConcatOp : Ranks of all input tensors "
+                          "should match: shape[0] = %s vs. shape[%d] = %s"
+                          % (_dims(first.shape), i, _dims(a.shape)))
         for d in range(first.ndim):
             if d != ax and a.shape[d] != first.shape[d]:
-                raise InvalidArgumentError(None, None, "ConcatOp : Dimension %d in both "
-                                           "shapes must be equal: shape[0] = %s vs. shape[%d]"
-                                           " = %s" % (d, _dims(first.shape), i,
-                                                      _dims(a.shape)))
+                raise invalid("ConcatOp : Dimension %d in both "
+                              "shapes must be equal: shape[0] = %s vs. shape[%d]"
+                              " = %s" % (d, _dims(first.shape), i,
+                                         _dims(a.shape)))
     return wrap(np.concatenate(arrays, ax))
 
 
@@ -357,8 +356,8 @@ def _concat_rows(values):
         n = len(parts[-1][0])
     dtypes = {p[1].dtype for p in parts}
     if len(dtypes) > 1:
-        raise InvalidArgumentError(None, None, "ConcatOp : dtypes of the inputs differ: %s"
-                                   % sorted(map(str, dtypes)))
+        raise invalid("ConcatOp : dtypes of the inputs differ: %s"
+                      % sorted(map(str, dtypes)))
     lengths = builtins.sum(p[0] for p in parts)
     new_splits = np.zeros(n + 1, np.int64)
     np.cumsum(lengths, out=new_splits[1:])
@@ -415,8 +414,8 @@ def unstack(value, num=None, axis=0, name="unstack"):
     if ax < -a.ndim or ax >= a.ndim:
         raise ValueError("Argument `axis` = %d not in range [%d, %d)" % (ax, -a.ndim, a.ndim))
     if num is not None and num != a.shape[ax]:
-        raise InvalidArgumentError(None, None, "Input shape axis %d must equal %d, got shape "
-                                   "%s" % (ax, num, _dims(a.shape)))
+        raise invalid("Input shape axis %d must equal %d, got shape "
+                      "%s" % (ax, num, _dims(a.shape)))
     return [wrap(np.take(a, i, ax)) for i in builtins.range(a.shape[ax])]
 
 
@@ -427,18 +426,18 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     if np.ndim(num_or_size_splits) == 0:
         n = int(num_or_size_splits)
         if a.shape[ax] % n:
-            raise InvalidArgumentError(None, None, "Number of ways to split should evenly "
-                                       "divide the split dimension, but got split_dim %d "
-                                       "(size = %d) and num_split %d" % (ax, a.shape[ax], n))
+            raise invalid("Number of ways to split should evenly "
+                          "divide the split dimension, but got split_dim %d "
+                          "(size = %d) and num_split %d" % (ax, a.shape[ax], n))
         return [wrap(p) for p in np.split(a, n, ax)]
     sizes = [int(s) for s in np.asarray(plain(num_or_size_splits)).reshape(-1)]
     if sizes.count(-1) == 1:
         sizes[sizes.index(-1)] = a.shape[ax] - (builtins.sum(sizes) + 1)
     if builtins.sum(sizes) != a.shape[ax]:
-        raise InvalidArgumentError(None, None, "Determined shape must either match input "
-                                   "shape along split_dim exactly if fully specified, or be "
-                                   "less than the size of the input along split_dim if not "
-                                   "fully specified.  Got: %d" % builtins.sum(sizes))
+        raise invalid("Determined shape must either match input "
+                      "shape along split_dim exactly if fully specified, or be "
+                      "less than the size of the input along split_dim if not "
+                      "fully specified.  Got: %d" % builtins.sum(sizes))
     return [wrap(p) for p in np.split(a, np.cumsum(sizes)[:-1], ax)]
 
 
@@ -494,13 +493,13 @@ def fill(dims, value, name=None):
 def _fill_impl(dims, value, name=None):
     v = to_array(value)
     if v.size != 1:
-        raise InvalidArgumentError(None, None, "value must be a scalar, got shape %s"
-                                   % _dims(v.shape))
+        raise invalid("value must be a scalar, got shape %s"
+                      % _dims(v.shape))
     v = v.reshape(())
     d = shape_list(dims)
     if builtins.any(x < 0 for x in d):
-        raise InvalidArgumentError(None, None, "Dimension %d must be >= 0"
-                                   % next(x for x in d if x < 0))
+        raise invalid("Dimension %d must be >= 0"
+                      % next(x for x in d if x < 0))
     return wrap(np.full(d, v, v.dtype))
 
 
@@ -578,13 +577,13 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         return ("%g" % (v + 0.0)).replace("-0", "0") if v == 0 and isinstance(v, float) \
             else "%g" % v if isinstance(v, float) else str(v)
     if d == 0:
-        raise InvalidArgumentError(None, None, "Requires delta != 0: %s" % show(d))
+        raise invalid("Requires delta != 0: %s" % show(d))
     if d > 0 and s > l:
-        raise InvalidArgumentError(None, None, "Requires start <= limit when delta > 0: "
-                                   "%s/%s" % (show(s), show(l)))
+        raise invalid("Requires start <= limit when delta > 0: "
+                      "%s/%s" % (show(s), show(l)))
     if d < 0 and s < l:
-        raise InvalidArgumentError(None, None, "Requires start >= limit when delta < 0: "
-                                   "%s/%s" % (show(s), show(l)))
+        raise invalid("Requires start >= limit when delta < 0: "
+                      "%s/%s" % (show(s), show(l)))
     # Size and values in the output dtype's arithmetic, as TensorFlow's kernel.
     t = np.dtype(out_type).type
     with np.errstate(all="ignore"):
@@ -614,21 +613,21 @@ def _gather_impl(params, indices, validate_indices=None, axis=None, batch_dims=0
     idx = to_array(indices)
     if idx.dtype.kind not in "iu":
         from ._common import kernel_name
-        raise InvalidArgumentError(None, None, "Value for attr 'Tindices' of %s is not in the "
-                                   "list of allowed values: int16, int32, int64"
-                                   % kernel_name(idx.dtype))
+        raise invalid("Value for attr 'Tindices' of %s is not in the "
+                      "list of allowed values: int16, int32, int64"
+                      % kernel_name(idx.dtype))
     ax = 0 if axis is None else int(plain(axis))
     if ax < -p.ndim or ax >= p.ndim:
-        raise InvalidArgumentError(None, None, "Expected axis in the range [%d, %d), but got "
-                                   "%d" % (-p.ndim, p.ndim, ax))
+        raise invalid("Expected axis in the range [%d, %d), but got "
+                      "%d" % (-p.ndim, p.ndim, ax))
     ax %= p.ndim
     n = p.shape[ax]
     bad = np.argwhere((idx < 0) | (idx >= n))
     if len(bad):
         where = bad[0]
         label = "indices" if idx.ndim == 0 else "indices[%s]" % ",".join(map(str, where))
-        raise InvalidArgumentError(None, None, "%s = %d is not in [0, %d)"
-                                   % (label, idx[tuple(where)], n))
+        raise invalid("%s = %d is not in [0, %d)"
+                      % (label, idx[tuple(where)], n))
     if batch_dims:
         bd = int(batch_dims) % max(idx.ndim, 1) if batch_dims < 0 else int(batch_dims)
         flat_p = p.reshape((-1,) + p.shape[bd:])
@@ -674,9 +673,9 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     for row in flat:
         for d, i in enumerate(row):
             if i < 0 or i >= p.shape[d]:
-                raise InvalidArgumentError(None, None, "indices%s = %s does not index into "
-                                           "param shape %s" % (list(row), list(row),
-                                                               _dims(p.shape)))
+                raise invalid("indices%s = %s does not index into "
+                              "param shape %s" % (list(row), list(row),
+                                                  _dims(p.shape)))
     out = p[tuple(flat.T)] if k else np.broadcast_to(p, (len(flat),) + p.shape)
     return wrap(out.reshape(idx.shape[:-1] + p.shape[k:]))
 
@@ -685,7 +684,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
 def _where1(condition):
     c = to_array(condition)
     if c.ndim == 0:
-        raise InvalidArgumentError(None, None, "WhereOp : Unhandled input dimensions: 0")
+        raise invalid("WhereOp : Unhandled input dimensions: 0")
     return wrap(np.argwhere(c).astype(np.int64))
 
 
@@ -695,16 +694,16 @@ def _where3(condition, x, y):
     if c.dtype.kind != "b" and not isinstance(condition, (np.ndarray, np.generic)):
         raise TypeError("Cannot convert %r to EagerTensor of dtype bool" % (condition,))
     if c.dtype.kind != "b":
-        raise InvalidArgumentError(None, None, "cannot compute SelectV2 as input #0(zero-"
-                                   "based) was expected to be a bool tensor but is a %s "
-                                   "tensor" % _dt.as_dtype(c.dtype).name)
+        raise invalid("cannot compute SelectV2 as input #0(zero-"
+                      "based) was expected to be a bool tensor but is a %s "
+                      "tensor" % _dt.as_dtype(c.dtype).name)
     a, b = same_dtype("SelectV2", x, y)
     try:
         np.broadcast_shapes(c.shape, a.shape, b.shape)
     except ValueError:
-        raise InvalidArgumentError(None, None, "condition %s, then %s, and else %s must be "
-                                   "broadcastable" % (_dims(c.shape), _dims(a.shape),
-                                                      _dims(b.shape))) from None
+        raise invalid("condition %s, then %s, and else %s must be "
+                      "broadcastable" % (_dims(c.shape), _dims(a.shape),
+                                         _dims(b.shape))) from None
     return wrap(np.where(c, a, b))
 
 
@@ -763,10 +762,10 @@ def _bound(v, dtype):
     if isinstance(v, (np.ndarray, np.generic)):
         b = plain(np.asarray(v))
         if b.dtype != dtype:
-            raise InvalidArgumentError(None, None, "cannot compute Minimum as input #1(zero-"
-                                       "based) was expected to be a %s tensor but is a %s "
-                                       "tensor" % (_dt.as_dtype(dtype).name,
-                                                   _dt.as_dtype(b.dtype).name))
+            raise invalid("cannot compute Minimum as input #1(zero-"
+                          "based) was expected to be a %s tensor but is a %s "
+                          "tensor" % (_dt.as_dtype(dtype).name,
+                                      _dt.as_dtype(b.dtype).name))
         return b
     b = np.asarray(v)
     if b.dtype.kind == "f" and np.dtype(dtype).kind in "iu":
@@ -789,10 +788,10 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
         return wrap(_contiguous(np.transpose(x)))
     p = shape_list(perm)
     if sorted(q % max(x.ndim, 1) for q in p) != list(builtins.range(x.ndim)):
-        raise InvalidArgumentError(None, None, "transpose expects a vector of size %d. But "
-                                   "input(1) is a vector of size %d" % (x.ndim, len(p))
-                                   if len(p) != x.ndim else
-                                   "%s is not a valid permutation" % _dims(p))
+        raise invalid("transpose expects a vector of size %d. But "
+                      "input(1) is a vector of size %d" % (x.ndim, len(p))
+                      if len(p) != x.ndim else
+                      "%s is not a valid permutation" % _dims(p))
     return wrap(_contiguous(np.transpose(x, p)))
 
 
@@ -803,8 +802,8 @@ def tile(input, multiples, name=None):  # noqa: A002
     a = to_array(input)
     m = shape_list(multiples)
     if len(m) != a.ndim:
-        raise InvalidArgumentError(None, None, "Expected multiples argument to be a vector of "
-                                   "length %d but got length %d" % (a.ndim, len(m)))
+        raise invalid("Expected multiples argument to be a vector of "
+                      "length %d but got length %d" % (a.ndim, len(m)))
     return wrap(np.tile(a, m))
 
 
@@ -812,9 +811,9 @@ def _pad_impl(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     a = to_array(tensor)
     p = np.asarray(plain(paddings)).reshape(-1, 2).astype(int)
     if p.shape[0] != a.ndim:
-        raise InvalidArgumentError(None, None, "The first dimension of paddings must be the "
-                                   "rank of inputs%s, input shape: %s"
-                                   % (_dims(p.shape), _dims(a.shape)))
+        raise invalid("The first dimension of paddings must be the "
+                      "rank of inputs%s, input shape: %s"
+                      % (_dims(p.shape), _dims(a.shape)))
     mode = mode.upper()
     if mode == "CONSTANT":
         cv = _bound(constant_values, a.dtype) if a.dtype != object else constant_values
@@ -874,8 +873,8 @@ def _slice_impl(input_, begin, size, name=None):
     for d, (st, sz) in enumerate(zip(b, s)):
         sz = a.shape[d] - st if sz == -1 else sz
         if st < 0 or st + sz > a.shape[d]:
-            raise InvalidArgumentError(None, None, "Expected size[%d] in [0, %d], but got %d"
-                                       % (d, a.shape[d] - st, sz))
+            raise invalid("Expected size[%d] in [0, %d], but got %d"
+                          % (d, a.shape[d] - st, sz))
         idx.append(builtins.slice(st, st + sz))
     return wrap(_contiguous(a[tuple(idx)]))
 
@@ -892,9 +891,9 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     try:
         return wrap(np.broadcast_to(a, shape_list(shape)).copy())
     except ValueError:
-        raise InvalidArgumentError(None, None, "Unable to broadcast tensor of shape %s to "
-                                   "tensor of shape %s" % (_dims(a.shape),
-                                                           _dims(shape_list(shape)))) from None
+        raise invalid("Unable to broadcast tensor of shape %s to "
+                      "tensor of shape %s" % (_dims(a.shape),
+                                              _dims(shape_list(shape)))) from None
 
 
 def _sort_impl(values, axis=-1, direction="ASCENDING", name=None, stable=True, argsort=False):
@@ -926,7 +925,7 @@ def unique(x, out_idx=_dt.int32, name=None):
     import collections
     a = to_array(x)
     if a.ndim != 1:
-        raise InvalidArgumentError(None, None, "unique expects a 1D vector.")
+        raise invalid("unique expects a 1D vector.")
     seen, y, idx = {}, [], []
     for v in a.tolist():
         if v not in seen:
@@ -963,17 +962,17 @@ def _check_index(a, idx):
         if isinstance(p, (int, np.integer)) or (isinstance(p, np.ndarray) and p.ndim == 0
                                                 and p.dtype.kind in "iu"):
             if dim >= a.ndim:
-                raise InvalidArgumentError(None, None, "Index out of range using input dim "
-                                           "%d; input has only %d dims" % (dim, a.ndim))
+                raise invalid("Index out of range using input dim "
+                              "%d; input has only %d dims" % (dim, a.ndim))
             i = int(p)
             if i >= a.shape[dim] or i < -a.shape[dim]:
                 # TensorFlow names a negative index as it counts it: i + the size
                 shown = i + a.shape[dim] if i < 0 else i
-                raise InvalidArgumentError(None, None, "slice index %d of dimension %d out "
-                                           "of bounds." % (shown, dim))
+                raise invalid("slice index %d of dimension %d out "
+                              "of bounds." % (shown, dim))
         elif dim >= a.ndim:
-            raise InvalidArgumentError(None, None, "Index out of range using input dim %d; "
-                                       "input has only %d dims" % (dim, a.ndim))
+            raise invalid("Index out of range using input dim %d; "
+                          "input has only %d dims" % (dim, a.ndim))
         dim += 1
 
 
@@ -1022,8 +1021,8 @@ def _getitem_rows(rows, key):
         i = int(key)
         if len(lengths) and (i >= lengths.min() or i < -lengths.min()):
             short = int(lengths.min())
-            raise InvalidArgumentError(None, None, "slice index %d of dimension 0 out of "
-                                       "bounds." % (i + short if i < 0 else i))
+            raise invalid("slice index %d of dimension 0 out of "
+                          "bounds." % (i + short if i < 0 else i))
         return values[starts + (i if i >= 0 else lengths + i)]
     return _slice_rows(type(rows), values, starts, lengths, key)
 
@@ -1186,7 +1185,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=
     1 or more, the same dtype, and as many rows (all but the last dimension) in each."""
     seq, vals = to_array(sorted_sequence), to_array(values)
     if seq.ndim == 0 or vals.ndim == 0:
-        raise InvalidArgumentError(None, None, "slice index -1 of dimension 0 out of bounds.")
+        raise invalid("slice index -1 of dimension 0 out of bounds.")
     if side not in ("left", "right"):
         raise ValueError("Argument `side` must be either 'right' or 'left'. Received: "
                          "`side` = '%s'." % (side,))
@@ -1197,7 +1196,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=_dt.int32, name=
                                           kernel_name(seq.dtype), kernel_name(vals.dtype)))
     seq2d, vals2d = _rows_2d(seq), _rows_2d(vals)
     if seq2d.shape[0] != vals2d.shape[0]:
-        raise InvalidArgumentError(None, None, "Leading dim_size of both tensors must match.")
+        raise invalid("Leading dim_size of both tensors must match.")
     out = _search_rows(seq2d, vals2d, side).reshape(vals.shape)
     return wrap(out.astype(_dt.numpy_dtype(out_type)))
 
@@ -1210,11 +1209,11 @@ def ensure_shape(x, shape, name=None):
                                        else list(shape))
     if want is not None and (len(want) != a.ndim or builtins.any(
             w is not None and w != d for w, d in zip(want, a.shape))):
-        raise InvalidArgumentError(None, None, "Shape of tensor %s %s is not compatible with "
-                                   "expected shape %s." % (
-                                       name or "x", _dims(a.shape),
-                                       "[" + ",".join("?" if w is None else str(w)
-                                                      for w in want) + "]"))
+        raise invalid("Shape of tensor %s %s is not compatible with "
+                      "expected shape %s." % (
+                          name or "x", _dims(a.shape),
+                          "[" + ",".join("?" if w is None else str(w)
+                                         for w in want) + "]"))
     return wrap(a)
 
 
@@ -1278,7 +1277,7 @@ def _searchsorted_batch(sorted_sequence, values, side="left", out_type=_dt.int32
     # sequence of higher rank is searched record by record.
     seq, vals = to_array(sorted_sequence), to_array(values)
     if seq.ndim == 1 and vals.ndim <= 1:  # a constant sequence, each record a scalar
-        raise InvalidArgumentError(None, None, "slice index -1 of dimension 0 out of bounds.")
+        raise invalid("slice index -1 of dimension 0 out of bounds.")
     if seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=side)
     elif seq.ndim == vals.ndim:

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._trace import Spec, Symbol, traceable
-from ..errors import InvalidArgumentError
+from ..errors import invalid
 from ._common import plain, to_array, wrap
 
 _INT = re.compile(r"^\s*[-+]?\d+\s*$")
@@ -20,8 +20,8 @@ def _split_line(line, delim, use_quote):
             j, buf = i + 1, []
             while True:
                 if j >= n:
-                    raise InvalidArgumentError(None, None, "Quoted field has to end with "
-                                               "quote followed by delim or end")
+                    raise invalid("Quoted field has to end with "
+                                  "quote followed by delim or end")
                 if line[j] == '"':
                     if j + 1 < n and line[j + 1] == '"':
                         buf.append('"')
@@ -31,8 +31,8 @@ def _split_line(line, delim, use_quote):
                 buf.append(line[j])
                 j += 1
             if j + 1 < n and line[j + 1] != delim:
-                raise InvalidArgumentError(None, None, "Quoted field has to end with quote "
-                                           "followed by delim or end")
+                raise invalid("Quoted field has to end with quote "
+                              "followed by delim or end")
             fields.append("".join(buf))
             i = j + 2
             if j + 1 >= n:
@@ -51,8 +51,8 @@ def _defaults(record_defaults):
     for d in record_defaults:
         a = to_array(d)
         if a.size > 1:
-            raise InvalidArgumentError(None, None, "Each record default should be at most "
-                                       "rank 1")
+            raise invalid("Each record default should be at most "
+                          "rank 1")
         out.append((a.dtype, None if a.size == 0 else a.reshape(-1)[0]))
     return out
 
@@ -60,8 +60,8 @@ def _defaults(record_defaults):
 def _convert(text, dtype, default, col, rec, na_value):
     if text == "" or (na_value and text == na_value):
         if default is None:
-            raise InvalidArgumentError(None, None, "Field %d is required but missing in "
-                                       "record %d!" % (col, rec))
+            raise invalid("Field %d is required but missing in "
+                          "record %d!" % (col, rec))
         return default
     kind = np.dtype(dtype).kind
     name = _dt.as_dtype(dtype).name
@@ -69,15 +69,15 @@ def _convert(text, dtype, default, col, rec, na_value):
         return text.encode("utf-8")
     if kind in "iu":
         if not _INT.match(text):
-            raise InvalidArgumentError(None, None, "Field %d in record %d is not a valid %s: %s"
-                                       % (col, rec, name, text))
+            raise invalid("Field %d in record %d is not a valid %s: %s"
+                          % (col, rec, name, text))
         return int(text)
     try:
         return float(text)
     except ValueError:
-        raise InvalidArgumentError(None, None, "Field %d in record %d is not a valid %s: %s"
-                                   % (col, rec, {"float32": "float", "float64": "double"}.get(
-                                       name, name), text)) from None
+        raise invalid("Field %d in record %d is not a valid %s: %s"
+                      % (col, rec, {"float32": "float", "float64": "double"}.get(
+                          name, name), text)) from None
 
 
 def _infer(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
@@ -106,12 +106,12 @@ def _decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True,
         fields = _split_line(line, field_delim, use_quote_delim) if line else []
         if cols is not None:
             if max(cols) >= len(fields):
-                raise InvalidArgumentError(None, None, "Expect %d fields but have %d in record "
-                                           "%d" % (max(cols) + 1, len(fields), r))
+                raise invalid("Expect %d fields but have %d in record "
+                              "%d" % (max(cols) + 1, len(fields), r))
             fields = [fields[c] for c in cols]
         if len(fields) != len(defaults):
-            raise InvalidArgumentError(None, None, "Expect %d fields but have %d in record %d"
-                                       % (len(defaults), len(fields), r))
+            raise invalid("Expect %d fields but have %d in record %d"
+                          % (len(defaults), len(fields), r))
         for c, (text, (dtype, default)) in enumerate(zip(fields, defaults)):
             outs[c][idx] = _convert(text, dtype, default, c, r, na_value)
     return [wrap(o) for o in outs]

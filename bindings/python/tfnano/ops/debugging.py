@@ -56,7 +56,7 @@ def _compare(sym, x, y, message=None, summarize=None):
                  "First %d elements of y:" % min(fy.size, summarize), fy[:summarize]]
     if message is not None:
         data = [message] + data
-    raise errors.InvalidArgumentError(None, None, "\n".join(_pretty(d) for d in data))
+    raise errors.invalid("\n".join(_pretty(d) for d in data))
 
 
 def assert_equal(x, y, message=None, summarize=None, name=None):

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._trace import traceable
-from ..errors import InvalidArgumentError
+from ..errors import invalid
 from ._common import contiguous as _contiguous, NUMERIC, check_dtype, same_dtype, to_array, wrap
 
 
@@ -10,16 +10,16 @@ def _matmul_impl(a, b, transpose_a=False, transpose_b=False, name=None, **unused
     x, y = same_dtype("MatMul", a, b)
     check_dtype("MatMul", x, NUMERIC)
     if x.ndim < 2 or y.ndim < 2:
-        raise InvalidArgumentError(None, None, "In[0] and In[1] has different ndims: %s vs. "
-                                   "%s" % (list(x.shape), list(y.shape)) if x.ndim != y.ndim
-                                   else "In[0] ndims must be >= 2: %d" % min(x.ndim, y.ndim))
+        raise invalid("In[0] and In[1] has different ndims: %s vs. "
+                      "%s" % (list(x.shape), list(y.shape)) if x.ndim != y.ndim
+                      else "In[0] ndims must be >= 2: %d" % min(x.ndim, y.ndim))
     if transpose_a:
         x = np.swapaxes(x, -1, -2)
     if transpose_b:
         y = np.swapaxes(y, -1, -2)
     if x.shape[-1] != y.shape[-2]:
-        raise InvalidArgumentError(None, None, "Matrix size-incompatible: In[0]: %s, In[1]: "
-                                   "%s" % (list(x.shape), list(y.shape)))
+        raise invalid("Matrix size-incompatible: In[0]: %s, In[1]: "
+                      "%s" % (list(x.shape), list(y.shape)))
     return wrap(np.matmul(x, y))
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._tensor import Tensor, as_tensor, constant
 from .._trace import Spec, Symbol, traceable
-from ..errors import FailedPreconditionError, InvalidArgumentError
+from ..errors import FailedPreconditionError, InvalidArgumentError, invalid
 
 
 class TextFileIndex:
@@ -75,8 +75,8 @@ class KeyValueTensorInitializer(_TableInitializer):
     def _entries(self, table):
         k, v = self._keys, self._values
         if k.shape != v.shape:
-            raise InvalidArgumentError(None, None, "Expected shape %s for value, got %s"
-                                       % (_dims(k.shape), _dims(v.shape)))
+            raise invalid("Expected shape %s for value, got %s"
+                          % (_dims(k.shape), _dims(v.shape)))
         return k.reshape(-1), v.reshape(-1)
 
 
@@ -147,7 +147,7 @@ class TextFileInitializer(_TableInitializer):
         if isinstance(delim, bytes):
             delim = delim.decode("utf-8", "replace")
         if len(delim) != 1:
-            raise InvalidArgumentError(None, None, "delimiter should be only 1 char")
+            raise invalid("delimiter should be only 1 char")
         return delim.encode("utf-8")
 
     def _entries(self, table):
@@ -181,8 +181,8 @@ def _strto(token, dtype, line, name):
             return v
         return float(text)
     except ValueError:
-        raise InvalidArgumentError(None, None, "Field %s in line %d is not a valid %s."
-                                   % (text, line, name)) from None
+        raise invalid("Field %s in line %d is not a valid %s."
+                      % (text, line, name)) from None
 
 
 def _read_entries(path, vocab_size, delim, key_dtype, key_index, value_dtype, value_index,
@@ -208,8 +208,8 @@ def _read_entries(path, vocab_size, delim, key_dtype, key_index, value_dtype, va
         if limit != -1 and n >= limit:
             break
         if not line:
-            raise InvalidArgumentError(None, None, "Invalid content in %s: empty line found "
-                                       "at position %d." % (path, pos))
+            raise invalid("Invalid content in %s: empty line found "
+                          "at position %d." % (path, pos))
         tokens = line.split(delim) if split else None
         if split and len(tokens) < need:
             raise InvalidArgumentError(
@@ -227,12 +227,12 @@ def _read_entries(path, vocab_size, delim, key_dtype, key_index, value_dtype, va
                 v = _strto(token, dtype, n, names[dtype])
                 out.append(v + offset if dtype == _dt.int32 else v)
             else:
-                raise InvalidArgumentError(None, None, "Data type %s not supported."
-                                           % dtype.name)
+                raise invalid("Data type %s not supported."
+                              % dtype.name)
         n += 1
     if limit != -1 and n != limit and n < limit:
-        raise InvalidArgumentError(None, None, "Invalid vocab_size in %s: expected %d but "
-                                   "got %d" % (path, limit, n))
+        raise invalid("Invalid vocab_size in %s: expected %d but "
+                      "got %d" % (path, limit, n))
     return (_column(keys, key_dtype), _column(values, value_dtype))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._trace import Symbol, traceable
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, invalid
 from ._common import (FLOATS, INTEGERS, NUMERIC, REAL, SIGNED, check_dtype, lenient_infer,
                       plain, same_dtype, shift_axis, to_array, wrap)
 from ._common import contiguous as _contiguous
@@ -17,8 +17,8 @@ def _broadcast(op, a, b):
     try:
         np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
-        raise InvalidArgumentError(None, None, "Incompatible shapes: [%s] vs. [%s]" % (
-            ",".join(map(str, a.shape)), ",".join(map(str, b.shape)))) from None
+        raise invalid("Incompatible shapes: [%s] vs. [%s]" % (
+",".join(map(str, a.shape)), ",".join(map(str, b.shape)))) from None
 
 
 def _divide_types(x, y):
@@ -79,7 +79,7 @@ def _unary(tf_name, compute, allowed=None, unregistered=()):
 
 def _int_divisor_check(a, b):
     if a.dtype.kind in "iu" and np.any(b == 0):
-        raise InvalidArgumentError(None, None, "Integer division by zero")
+        raise invalid("Integer division by zero")
 
 
 def _truediv(a, b):
@@ -92,8 +92,8 @@ def _truediv(a, b):
 def _floordiv(a, b):
     _int_divisor_check(a, b)
     if a.dtype.kind == "b":
-        raise InvalidArgumentError(None, None, "Value for attr 'T' of bool is not in the "
-                                   "list of allowed values")
+        raise invalid("Value for attr 'T' of bool is not in the "
+                      "list of allowed values")
     return np.floor_divide(a, b)
 
 
@@ -112,9 +112,9 @@ def _pow(a, b):
 def _logical(fn):
     def compute(a, b):
         if a.dtype.kind != "b":
-            raise InvalidArgumentError(None, None, "cannot compute %s as input #0(zero-based)"
-                                       " was expected to be a bool tensor but is a %s tensor"
-                                       % (fn.__name__, _dt.as_dtype(a.dtype).name))
+            raise invalid("cannot compute %s as input #0(zero-based)"
+                          " was expected to be a bool tensor but is a %s tensor"
+                          % (fn.__name__, _dt.as_dtype(a.dtype).name))
         return fn(a, b)
     return compute
 
@@ -195,8 +195,8 @@ def _axes(axis, ndim):
     for ax in items:
         ax = int(ax)
         if ax < -ndim or ax >= ndim:
-            raise InvalidArgumentError(None, None, "Invalid reduction dimension (%d for "
-                                       "input with %d dimension(s)" % (ax, ndim))
+            raise invalid("Invalid reduction dimension (%d for "
+                          "input with %d dimension(s)" % (ax, ndim))
         out.append(ax % ndim if ndim else ax)
     return tuple(sorted(set(out)))
 
@@ -306,11 +306,11 @@ def _arg(tf_name, fn):
         check_dtype(tf_name, a, REAL + ("bool",))
         ax = 0 if axis is None else int(plain(axis))
         if ax < -a.ndim or ax >= a.ndim:
-            raise InvalidArgumentError(None, None, "Expected dimension in the range [%d, %d),"
-                                       " but got %d" % (-a.ndim, a.ndim, ax))
+            raise invalid("Expected dimension in the range [%d, %d),"
+                          " but got %d" % (-a.ndim, a.ndim, ax))
         if a.shape[ax] == 0:
-            raise InvalidArgumentError(None, None, "Reduction axis %d is empty in shape %s"
-                                       % (ax, list(a.shape)))
+            raise invalid("Reduction axis %d is empty in shape %s"
+                          % (ax, list(a.shape)))
         return wrap(fn(a, axis=ax).astype(_dt.as_dtype(output_type).as_numpy_dtype))
 
     def batched(input, axis=None, output_type=_dt.int64, name=None):
@@ -331,8 +331,8 @@ def _scan(tf_name, fn):
         check_dtype(tf_name, a, NUMERIC)
         ax = int(plain(axis))
         if ax < -a.ndim or ax >= a.ndim:
-            raise InvalidArgumentError(None, None, "ScanOp: Expected scan axis in the range "
-                                       "[%d, %d), but got %d" % (-a.ndim, a.ndim, ax))
+            raise invalid("ScanOp: Expected scan axis in the range "
+                          "[%d, %d), but got %d" % (-a.ndim, a.ndim, ax))
         if reverse:
             a = np.flip(a, ax)
         r = fn(a, axis=ax, dtype=a.dtype)
@@ -382,10 +382,10 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     import collections
     a = to_array(input)
     if a.ndim < 1:
-        raise InvalidArgumentError(None, None, "input must be at least 1-D")
+        raise invalid("input must be at least 1-D")
     if k > a.shape[-1]:
-        raise InvalidArgumentError(None, None, "input must have at least k columns. Had %d,"
-                                   " needed %d" % (a.shape[-1], k))
+        raise invalid("input must have at least k columns. Had %d,"
+                      " needed %d" % (a.shape[-1], k))
     idx = np.argsort(-a if a.dtype.kind != "u" else ~a, axis=-1, kind="stable")[..., :k]
     TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
     return TopKV2(wrap(np.take_along_axis(a, idx, -1)), wrap(idx.astype(np.int32)))
@@ -395,7 +395,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dt.int32,
              name=None, axis=None, binary_output=False):
     a = to_array(arr)
     if a.size and a.min() < 0:
-        raise InvalidArgumentError(None, None, "Input arr must be non-negative!")
+        raise invalid("Input arr must be non-negative!")
     n = max(int(a.max()) + 1 if a.size else 0, int(minlength or 0))
     if maxlength is not None:
         n = min(n, int(maxlength))
@@ -512,11 +512,11 @@ log_softmax = traceable("math.log_softmax", batch=lambda logits, axis=-1, name=N
 def _segments(op, data, segment_ids, num_segments=None, sorted_ids=True):
     d, ids = to_array(data), to_array(segment_ids)
     if sorted_ids and ids.size and np.any(np.diff(ids) < 0):
-        raise InvalidArgumentError(None, None, "segment ids are not increasing")
+        raise invalid("segment ids are not increasing")
     n = int(plain(num_segments)) if num_segments is not None else \
         (int(ids.max()) + 1 if ids.size else 0)
     if ids.size and (ids.min() < 0 and sorted_ids):
-        raise InvalidArgumentError(None, None, "segment ids must be >= 0")
+        raise invalid("segment ids must be >= 0")
     flat = d.reshape((ids.size,) + d.shape[ids.ndim:])
     ids = ids.reshape(-1)
     if op == "sum" or op == "mean":

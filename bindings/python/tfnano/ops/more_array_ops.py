@@ -4,7 +4,7 @@ maps (not traced)."""
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, invalid
 from ._common import to_array, wrap
 
 
@@ -33,8 +33,8 @@ def tensordot(a, b, axes, name=None):
     if ka != kb:
         rows = x.size // max(ka, 1) if ka else 0
         cols = y.size // max(kb, 1) if kb else 0
-        raise InvalidArgumentError(None, None, "Matrix size-incompatible: In[0]: [%d,%d], "
-                                   "In[1]: [%d,%d]" % (rows, ka, kb, cols))
+        raise invalid("Matrix size-incompatible: In[0]: [%d,%d], "
+                      "In[1]: [%d,%d]" % (rows, ka, kb, cols))
     return wrap(np.tensordot(x, y, axes=(ax_a, ax_b)).astype(x.dtype, copy=False))
 
 
@@ -48,16 +48,16 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     seq_axis = int(seq_axis) % x.ndim
     batch_axis = 0 if batch_axis is None else int(batch_axis) % x.ndim
     if lens.shape[0] != x.shape[batch_axis]:
-        raise InvalidArgumentError(None, None, "Length of seq_lengths != input.dims(%d), "
-                                   "(%d vs. %d)" % (batch_axis, lens.shape[0],
-                                                    x.shape[batch_axis]))
+        raise invalid("Length of seq_lengths != input.dims(%d), "
+                      "(%d vs. %d)" % (batch_axis, lens.shape[0],
+                                       x.shape[batch_axis]))
     out = x.copy()
     for i, n in enumerate(lens.tolist()):
         if n > x.shape[seq_axis]:
-            raise InvalidArgumentError(None, None, "seq_lens(%d) > input.dims(%d)"
-                                       % (i, seq_axis))
+            raise invalid("seq_lens(%d) > input.dims(%d)"
+                          % (i, seq_axis))
         if n < 0:
-            raise InvalidArgumentError(None, None, "seq_lens(%d) < 0" % i)
+            raise invalid("seq_lens(%d) < 0" % i)
         src = [slice(None)] * x.ndim
         src[batch_axis] = i
         src[seq_axis] = slice(0, n)

@@ -25,7 +25,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._tensor import as_tensor, constant
 from .._trace import Spec, traceable
-from ..errors import InvalidArgumentError, NotFoundError
+from ..errors import NotFoundError, invalid
 from .lookup_ops import _dims
 
 _KEY_DTYPES = (_dt.string, _dt.int32, _dt.int64)
@@ -117,8 +117,8 @@ class MutableHashTable:
         v = _convert(values, self._value_dtype, "values")
         want = k.shape + self._value_shape
         if v.shape != want:
-            raise InvalidArgumentError(None, None, "Expected shape %s for value, got %s"
-                                       % (_dims(want), _dims(v.shape)))
+            raise invalid("Expected shape %s for value, got %s"
+                          % (_dims(want), _dims(v.shape)))
         rows = v.reshape((len(flat),) + self._value_shape)
         items = [r.copy() for r in rows] if self._value_shape else rows.tolist()
         with self._lock:
@@ -150,10 +150,10 @@ class MutableHashTable:
             try:
                 fill = np.broadcast_to(dd, k.shape + vshape).reshape((len(flat),) + vshape)
             except ValueError:
-                raise InvalidArgumentError(None, None, "Expected shape %s or %s for "
-                                           "default value, got %s"
-                                           % (_dims(vshape), _dims(k.shape + vshape),
-                                              _dims(dd.shape))) from None
+                raise invalid("Expected shape %s or %s for "
+                              "default value, got %s"
+                              % (_dims(vshape), _dims(k.shape + vshape),
+                                 _dims(dd.shape))) from None
         else:
             fill = None
         with self._lock:
@@ -190,19 +190,19 @@ class DenseHashTable(MutableHashTable):
         empty = _convert(empty_key, self._key_dtype, "empty_key").reshape(-1).tolist()
         deleted = _convert(deleted_key, self._key_dtype, "deleted_key").reshape(-1).tolist()
         if empty == deleted:
-            raise InvalidArgumentError(None, None, "Empty and deleted keys cannot be equal")
+            raise invalid("Empty and deleted keys cannot be equal")
         self._reserved = ((empty[0] if len(empty) == 1 else None, "empty_key"),
                           (deleted[0] if len(deleted) == 1 else None, "deleted_key"))
 
     def _check_keys(self, k, flat, op):
         # its keys are scalars: a batch of them is at most 1-D (remove takes any shape)
         if k.ndim > 1 and op != "LookupTableRemoveV2":
-            raise InvalidArgumentError(None, None, "Expected key shape %s got %s"
-                                       % (_dims(k.shape[:1]), _dims(k.shape)))
+            raise invalid("Expected key shape %s got %s"
+                          % (_dims(k.shape[:1]), _dims(k.shape)))
         for reserved, what in self._reserved:
             if reserved is not None and reserved in flat:
-                raise InvalidArgumentError(None, None, "Using the %s as a table key is not "
-                                           "allowed" % what)
+                raise invalid("Using the %s as a table key is not "
+                              "allowed" % what)
 
     def erase(self, keys, name=None):
         return self.remove(keys, name)

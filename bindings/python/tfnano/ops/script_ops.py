@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._tensor import Tensor, constant
 from .._trace import Spec, traceable
-from ..errors import InvalidArgumentError
+from ..errors import invalid
 from ._common import kernel_name, like_symbol, plain, wrap
 
 
@@ -89,9 +89,9 @@ def _numpy_function(func, inp, Tout, stateful=True, name=None, _like=None):
             a = np.asarray(v)
             got = _dt.string if a.dtype.kind in "SUO" else _dt.as_dtype(a.dtype)
             if got != t:
-                raise InvalidArgumentError(None, None, "%d-th value returned by pyfunc_0 is "
-                                           "%s, but expects %s" % (i, kernel_name(got),
-                                                                   kernel_name(t)))
+                raise invalid("%d-th value returned by pyfunc_0 is "
+                              "%s, but expects %s" % (i, kernel_name(got),
+                                                      kernel_name(t)))
             converted.append(constant(a) if got is _dt.string else wrap(a))
         else:
             converted.append(constant(v) if not isinstance(v, np.ndarray) else

@@ -11,7 +11,7 @@ import numpy as np
 from .._c import strviews as _sv
 from .. import dtypes as _dt
 from .._trace import traceable
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, invalid
 from ._common import (kernel_name, lenient_infer, plain, same_shape_infer, shift_axis, to_array,
                       wrap)
 
@@ -23,9 +23,9 @@ def _strings(x, op="string op"):
     if a.dtype != object and not isinstance(x, (np.ndarray, np.generic)):
         raise TypeError("Cannot convert %r to EagerTensor of dtype string" % (x,))
     if a.dtype != object:
-        raise InvalidArgumentError(None, None, "cannot compute %s as input #0(zero-based) was "
-                                   "expected to be a string tensor but is a %s tensor"
-                                   % (op, kernel_name(a.dtype)))
+        raise invalid("cannot compute %s as input #0(zero-based) was "
+                      "expected to be a string tensor but is a %s tensor"
+                      % (op, kernel_name(a.dtype)))
     return a
 
 
@@ -122,13 +122,13 @@ def _decode(v, encoding, errors, replacement_char):
     codec = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}.get(
         encoding.upper() if isinstance(encoding, str) else encoding)
     if codec is None:
-        raise InvalidArgumentError(None, None, "Could not create converter for input "
-                                   "encoding: %s" % encoding)
+        raise invalid("Could not create converter for input "
+                      "encoding: %s" % encoding)
     if errors == "strict":
         try:
             text = v.decode(codec)
         except UnicodeDecodeError:
-            raise InvalidArgumentError(None, None, "Invalid formatting on input string")
+            raise invalid("Invalid formatting on input string")
         return [ord(c) for c in text]
     text = v.decode(codec, errors="replace")
     out = [ord(c) for c in text]
@@ -187,8 +187,8 @@ def _substr_one(v, pos, n, unit, index):
     text = v.decode("utf-8", errors="replace") if unit == "UTF8_CHAR" else v
     size = len(text)
     if pos > size or pos < -size:
-        raise InvalidArgumentError(None, None, "pos %d out of range for string %r at index %d"
-                                   % (pos, v, index))
+        raise invalid("pos %d out of range for string %r at index %d"
+                      % (pos, v, index))
     start = pos if pos >= 0 else size + pos
     piece = text[start:start + max(n, 0)]
     return piece.encode("utf-8") if unit == "UTF8_CHAR" else piece
@@ -219,18 +219,18 @@ def _number(v, out_type):
         if _HEX.match(v):  # strtod reads hexadecimal too
             return float.fromhex(v.strip().decode())
         if not _NUMBER.match(v):
-            raise InvalidArgumentError(None, None, "StringToNumberOp could not correctly "
-                                       "convert string: %s" % v.decode("utf-8", "replace"))
+            raise invalid("StringToNumberOp could not correctly "
+                          "convert string: %s" % v.decode("utf-8", "replace"))
         return float(v)
     text = v.strip()
     if not re.fullmatch(rb"[-+]?\d+", text):
-        raise InvalidArgumentError(None, None, "StringToNumberOp could not correctly convert "
-                                   "string: %s" % v.decode("utf-8", "replace"))
+        raise invalid("StringToNumberOp could not correctly convert "
+                      "string: %s" % v.decode("utf-8", "replace"))
     n = int(text)
     info = np.iinfo(out_type)
     if n < info.min or n > info.max:
-        raise InvalidArgumentError(None, None, "StringToNumberOp could not correctly convert "
-                                   "string: %s" % v.decode("utf-8", "replace"))
+        raise invalid("StringToNumberOp could not correctly convert "
+                      "string: %s" % v.decode("utf-8", "replace"))
     return n
 
 
@@ -258,8 +258,8 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     try:
         rx = re.compile(_text(pattern))
     except re.error as e:
-        raise InvalidArgumentError(None, None, "Invalid pattern: %s, error: %s"
-                                   % (_text(pattern).decode(), e)) from None
+        raise invalid("Invalid pattern: %s, error: %s"
+                      % (_text(pattern).decode(), e)) from None
     rw = _python_rewrite(rewrite)
     count = 0 if replace_global else 1
     return wrap(_map(lambda v: rx.sub(rw, v, count=count), a))
@@ -321,8 +321,8 @@ def _join(*inputs, separator=""):
     try:
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError:
-        raise InvalidArgumentError(None, None, "Input shapes do not match: %s vs. %s"
-                                   % (list(arrays[0].shape), list(arrays[1].shape))) from None
+        raise invalid("Input shapes do not match: %s vs. %s"
+                      % (list(arrays[0].shape), list(arrays[1].shape))) from None
     sep = _text(separator)
     parts = [np.broadcast_to(a, shape) for a in arrays]
     out = np.empty(shape, object)
@@ -496,7 +496,7 @@ def to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
         words.append(k % 2 ** 64)  # the same 64 bits, as TensorFlow's memcpy
     n = _num_buckets(num_buckets, "StringToHashBucketStrong")
     if len(words) != 2:
-        raise InvalidArgumentError(None, None, "Key must have 2 elements")
+        raise invalid("Key must have 2 elements")
     return _hash_buckets(input, n, _SIPHASH24, "StringToHashBucketStrong",
                          key=np.asarray(words, np.uint64))
 

@@ -7,12 +7,8 @@ another RaggedTensor (more ragged dimensions). Construct with the ``from_*`` cla
 methods, as in TensorFlow."""
 import numpy as np
 
+from .. import errors
 from .._tensor import as_tensor
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
 
 
 def _array(x, dtype=None):
@@ -67,7 +63,7 @@ def _check_equal(msg, x, y, sym="=="):
     xs, ys = x.reshape(-1), y.reshape(-1)
     lines += ["First %d elements of x:" % min(xs.size, 3), str(xs[:3]),
               "First %d elements of y:" % min(ys.size, 3), str(ys[:3])]
-    raise _invalid("\n".join(lines))
+    raise errors.invalid("\n".join(lines))
 
 
 def _check_non_negative(msg, x):
@@ -75,8 +71,8 @@ def _check_non_negative(msg, x):
     x = np.asarray(x)
     if not np.any(x < 0):
         return
-    raise _invalid("%s.  \nCondition x >= 0 did not hold element-wise:\nx (shape=%s dtype=%s) "
-                   "= \n%s" % (msg, tuple(x.shape), x.dtype.name, _shown(x)))
+    raise errors.invalid("%s.  \nCondition x >= 0 did not hold element-wise:\nx (shape=%s "
+                         "dtype=%s) = \n%s" % (msg, tuple(x.shape), x.dtype.name, _shown(x)))
 
 
 def _check_nvals(nvals, values):
@@ -108,7 +104,7 @@ class RaggedTensor:
         if splits.ndim != 1:
             raise ValueError("Shape %s must have rank 1" % (splits.shape,))
         if splits.size == 0:  # TF reads row_splits[0]
-            raise _invalid("slice index 0 of dimension 0 out of bounds.")
+            raise errors.invalid("slice index 0 of dimension 0 out of bounds.")
         if validate:
             msg = "Arguments to from_row_splits do not form a valid RaggedTensor:"
             _check_equal(msg + "zero", splits[0], splits.dtype.type(0))

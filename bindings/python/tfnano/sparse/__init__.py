@@ -2,12 +2,10 @@
 tensors) with ``to_dense``, ``from_dense`` and ``reorder``, TensorFlow's rules."""
 import numpy as np
 
+from .. import errors
 from .._tensor import as_tensor
-
-
-def _invalid(msg):
-    from ..errors import InvalidArgumentError
-    return InvalidArgumentError(None, None, msg)
+from .._trace import Symbol
+from . import _traced
 
 
 def _array(x, dtype=None):
@@ -104,9 +102,8 @@ def _as_sparse(x):
 def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     """``tf.sparse.to_dense``: the dense array, `default_value` (0 / b"") elsewhere.
     With validate_indices, indices must be in range, sorted and unique, as in TF."""
-    if type(sp_input).__name__ == "Symbol":  # in a traced tf.data map function
-        from ..io import _traced_kinds  # lazy door: io's traced rules import sparse
-        return _traced_kinds.to_dense(sp_input, default_value, validate_indices, name)
+    if isinstance(sp_input, Symbol):  # in a traced tf.data map function
+        return _traced_to_dense(sp_input, default_value, validate_indices, name)
     return _to_dense_impl(sp_input, default_value, validate_indices, name)
 
 
@@ -125,7 +122,7 @@ def _to_dense_impl(sp_input, default_value=None, validate_indices=True, name=Non
     if validate_indices:
         problem = _indices_problem(ind, shape)
         if problem is not None:
-            raise _invalid(problem)
+            raise errors.invalid(problem)
     out[tuple(ind.T)] = vals
     return as_tensor(out)
 
@@ -195,5 +192,8 @@ def reorder(sp_input, name=None):
     order = np.lexsort(ind.T[::-1])
     return SparseTensor(ind[order], sp.values.view(np.ndarray)[order], sp.dense_shape)
 
+
+# the traced ops (tf.sparse.to_dense, .values, ... in a tf.data map function)
+_traced_to_dense = _traced.install(_to_dense_impl)
 
 __all__ = ["SparseTensor", "to_dense", "from_dense", "reorder"]

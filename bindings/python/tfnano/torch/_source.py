@@ -70,9 +70,9 @@ class Sources:
         datas, offs, got = s.read(stop - start)
         if got != stop - start:
             from .. import errors
-            raise errors.DataLossError(None, None, "%s: %d records expected from record %d, "
-                                       "%d found (the file changed after it was indexed?)"
-                                       % (self.files[f], stop - start, start, got))
+            raise errors.make(errors.DataLossError, "%s: %d records expected from record %d, "
+                              "%d found (the file changed after it was indexed?)"
+                              % (self.files[f], stop - start, start, got))
         views = np.empty((got, 2), dtype=np.uint64)
         row = 0
         keep = []

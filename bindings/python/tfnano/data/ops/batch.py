@@ -42,8 +42,8 @@ class BatchNode(plan.Node):
         super().__init__(input)
         batch_size = int(batch_size)
         if batch_size <= 0:
-            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
-                                              "zero.")
+            raise errors.invalid("Batch size must be greater than "
+                                 "zero.")
         self.batch_size = batch_size
         self.drop_remainder = bool(drop_remainder)
 

@@ -95,8 +95,8 @@ class _GroupStage(plan.Stage):
                 size = int(np.asarray(self._n.window_size_func(
                     np.asarray(key, np.int64))))
                 if size <= 0:
-                    raise errors.InvalidArgumentError(None, None, "Window size must be "
-                                                      "greater than zero, but got %d." % size)
+                    raise errors.invalid("Window size must be "
+                                         "greater than zero, but got %d." % size)
                 self._sizes[key] = size
             group = self._groups.setdefault(key, [])
             group.append(el)

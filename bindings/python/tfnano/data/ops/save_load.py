@@ -62,8 +62,8 @@ def load(path, element_spec=None, compression=None, reader_func=None):
     from ...io.gfile import gfile
     meta_path = os.path.join(path, _SPEC)
     if not gfile.exists(meta_path):
-        raise errors.NotFoundError(None, None, "Could not find metadata file %s (not a "
-                                   "directory written by tfnano's Dataset.save)" % meta_path)
+        raise errors.make(errors.NotFoundError, "Could not find metadata file %s (not a "
+                          "directory written by tfnano's Dataset.save)" % meta_path)
     with gfile.GFile(meta_path, "rb") as f:
         meta = pickle.loads(f.read())
     from ..dataset import Dataset

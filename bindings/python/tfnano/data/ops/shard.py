@@ -11,13 +11,13 @@ class ShardNode(plan.Node):
         super().__init__(input)
         num_shards, index = int(num_shards), int(index)
         if num_shards <= 0:
-            raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
-                                              "than zero (currently num_shards = %d)."
-                                              % num_shards)
+            raise errors.invalid("Number of shards must be greater "
+                                 "than zero (currently num_shards = %d)."
+                                 % num_shards)
         if index < 0 or index >= num_shards:
-            raise errors.InvalidArgumentError(None, None, "Index must be between 0 and %d "
-                                              "(currently index = %d)."
-                                              % (num_shards - 1, index))
+            raise errors.invalid("Index must be between 0 and %d "
+                                 "(currently index = %d)."
+                                 % (num_shards - 1, index))
         self.num_shards, self.index = num_shards, index
 
     def attrs(self):

@@ -15,8 +15,8 @@ class ShuffleNode(plan.Node):
         super().__init__(input)
         buffer_size = int(buffer_size)
         if buffer_size <= 0 and buffer_size != AUTOTUNE:
-            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
-                                              "zero.")
+            raise errors.invalid("buffer_size must be greater than "
+                                 "zero.")
         self.buffer_size = buffer_size if buffer_size > 0 else 1024
         self.reshuffle = True if reshuffle_each_iteration is None else \
             bool(reshuffle_each_iteration)

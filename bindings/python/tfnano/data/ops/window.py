@@ -40,7 +40,7 @@ def _positive(name, v):
     from ... import errors
     v = int(v)
     if v <= 0:
-        raise errors.InvalidArgumentError(None, None, "%s must be greater than zero." % name)
+        raise errors.invalid("%s must be greater than zero." % name)
     return v
 
 
