@@ -190,7 +190,8 @@ def settle(before_threads, before_fds, before_tasks):
 
 
 SIGINT_CHILD = r"""
-import os, sys, threading, time, random
+import os, sys, threading, time, random, faulthandler, signal
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # the stacks of a hung child
 sys.path.insert(0, %(here)r)
 import shared_iterator as s
 paths, name, seed = sys.argv[1].split(","), sys.argv[2], int(sys.argv[3])
@@ -235,10 +236,13 @@ def sigint_trial(rng, paths, name, stats):
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=DEADLINE)
     except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGUSR1)  # its threads' stacks, for the report
+        time.sleep(1)
         p.kill()
-        p.communicate()
+        _, err = p.communicate()
         stats["hangs"] += 1
-        return "%s: no exit within %ds of SIGINT" % (name, DEADLINE)
+        return "%s: no exit within %ds of SIGINT; its threads:\n%s" % (
+            name, DEADLINE, err.strip()[-4000:])
     if p.returncode != 0 or "interrupted" not in out:
         return "%s: SIGINT ended the child with %s: %s" % (name, p.returncode,
                                                            err.strip()[-300:])

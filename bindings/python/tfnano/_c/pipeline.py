@@ -66,6 +66,20 @@ def _split_where(text, marker):
     return (head, tail) if sep else (text, None)
 
 
+class _Held:
+    """Memory of a C batch as numpy sees it (the array's base): holds the batch, which
+    is freed when the last array goes. No Python code runs at that moment (an ffi.gc
+    callback would, and a Ctrl-C arriving inside it is swallowed as "Exception
+    ignored", so the loop it was meant to stop runs on)."""
+
+    __slots__ = ("owner", "__array_interface__")
+
+    def __init__(self, owner, ptr, count, dtype):
+        self.owner = owner
+        self.__array_interface__ = {"version": 3, "shape": (count,), "typestr": dtype.str,
+                                    "data": (int(ffi.cast("uintptr_t", ptr)), False)}
+
+
 class CPipeline:
     """Iterates batches of TFRecord files produced on C threads (see the module doc).
 
@@ -258,9 +272,7 @@ class CPipeline:
         dtype = np.dtype(dtype)
         if count == 0:
             return np.empty(0, dtype)
-        # the handle's destructor holds the batch: freed when the last array goes
-        handle = ffi.gc(ffi.cast("char *", ptr), lambda _p, owner=owner: None)
-        return np.frombuffer(ffi.buffer(handle, count * dtype.itemsize), dtype=dtype)
+        return np.asarray(_Held(owner, ptr, count, dtype))
 
     def _records(self, batch):
         from ..io.tf_record import RecordBatch
