@@ -168,7 +168,9 @@ def test_packed_tensor_lookups():
     for _ in range(2):
         for table in (hashed, vocab):
             assert np.array_equal(np.asarray(table.lookup(t)), np.asarray(table.lookup(keys)))
-    assert sv.packed(t) is not None
+    # packing reads object arrays through the buffer protocol (3.11+); before it the
+    # lookups above and below take the unpacked path, with the same ids
+    assert (sv.packed(t) is not None) == bool(PY_API & 2)
     t[0], keys[0] = b"k7", b"k7"
     for table in (hashed, vocab):
         got = np.asarray(table.lookup(t))

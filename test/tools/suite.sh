@@ -20,10 +20,10 @@ PYTHONUNBUFFERED=1 "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - start))
 
-# pytest's closing lines ("3 failed, 120 passed, 2 skipped in 4.10s", maybe inside
-# ===), summed over every pytest run of the suite; C runners' totals.
+# pytest's closing lines ("3 failed, 120 passed, 2 skipped in 4.10s", maybe with
+# "(0:01:46)" after a minute, maybe inside ===), summed over every pytest run of the suite; C runners' totals.
 counts=$(awk '
-    /^(=+ )?[0-9]+ [a-z]+(,| in ).*[0-9.]+s( =+)?$/ {
+    /^(=+ )?[0-9]+ [a-z]+(,| in ).*[0-9.]+s( \([0-9:]+\))?( =+)?$/ {
         n = split($0, w, /[ ,=]+/)
         for (i = 1; i < n; i++) if (w[i] ~ /^[0-9]+$/) {
             k = w[i + 1]; if (k == "errors") k = "error"; c[k] += w[i]
