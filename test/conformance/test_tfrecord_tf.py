@@ -55,7 +55,9 @@ def tfn_read(path, compression="", auto=False):
                 suffix = "; file %s, record %d" % (path, err.record_index)
                 assert msg.endswith(suffix), msg
                 assert err.record_index == len(out)
-                return out, (rc, msg[:-len(suffix)])
+                # TensorFlow's text comes first; the library's context (e.g. the
+                # compressed offset where inflate() stopped) follows after "; "
+                return out, (rc, msg[:-len(suffix)].split("; ", 1)[0])
     finally:
         lib.tfn_record_reader_free(r)
 

@@ -51,3 +51,16 @@ def test_traced_random_draws_per_record():
     assert any(n.op.name == "random.uniform" for n in g.nodes)
     out = g.run(np.zeros(64, np.int64), batched=True)
     assert out.shape == (64,) and len(set(out.tolist())) > 50  # fresh values per record
+
+
+def test_generator_draws_every_distribution():
+    # tf.random.Generator keeps its own stream (not TensorFlow's for the same seed):
+    # shapes, dtypes, ranges, and the same numbers again from the same seed
+    a, b = tf.random.Generator.from_seed(3), tf.random.Generator.from_seed(3)
+    n = a.normal([2, 3])
+    assert n.shape == (2, 3) and n.numpy().dtype == np.float32
+    assert np.array_equal(n.numpy(), b.normal([2, 3]).numpy())
+    u = a.uniform([50], maxval=5, dtype=tf.int32).numpy()
+    assert u.dtype == np.int32 and u.min() >= 0 and u.max() < 5
+    t = a.truncated_normal([100]).numpy()
+    assert np.all(np.abs(t) <= 2.0)

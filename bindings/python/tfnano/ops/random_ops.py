@@ -316,10 +316,15 @@ fold_in = _fold_in
 
 class Generator:
     """``tf.random.Generator`` (from_seed / from_non_deterministic_state, uniform,
-    normal, truncated_normal, make_seeds, split) over numpy's PCG64."""
+    normal, truncated_normal, make_seeds, split): Philox draws keyed from numpy's PCG64
+    (not TensorFlow's stream for the same seed)."""
 
     def __init__(self, copy_from=None, state=None, alg=None, seed=None):
         self._rng = np.random.default_rng(seed)
+        # the draws: a Philox stream keyed from numpy's, not TensorFlow's stream for
+        # the same seed (documented in docs/compat.md)
+        self._gen = _philox.Philox.from_seeds(*(int(v) for v in self._rng.integers(
+            0, 2 ** 63 - 1, size=2)))
 
     @classmethod
     def from_seed(cls, seed, alg=None):
@@ -330,13 +335,13 @@ class Generator:
         return cls()
 
     def uniform(self, shape, minval=0, maxval=None, dtype=_dt.float32, name=None):
-        return wrap(np.asarray(_uniform(self._rng, shape_list(shape), minval, maxval, dtype)))
+        return wrap(np.asarray(_uniform(self._gen, shape_list(shape), minval, maxval, dtype)))
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
-        return wrap(_normal(self._rng, shape_list(shape), mean, stddev, dtype))
+        return wrap(_normal(self._gen, shape_list(shape), mean, stddev, dtype))
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=_dt.float32, name=None):
-        return wrap(_truncated(self._rng, shape_list(shape), mean, stddev, dtype))
+        return wrap(_truncated(self._gen, shape_list(shape), mean, stddev, dtype))
 
     def make_seeds(self, count=1):
         return wrap(self._rng.integers(0, 2 ** 63 - 1, size=(2, int(count)), dtype=np.int64))
