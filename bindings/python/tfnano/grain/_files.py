@@ -1,30 +1,11 @@
 """The record files behind a source: a path, a glob pattern or a list -> sorted paths,
 their indexes, and a global record number -> (file, record in file)."""
 import bisect
-import glob
-import os
 import threading
 
 import numpy as np
 
-from ..io.index import TFRecordFile
-
-
-def file_list(files):
-    """A path, a glob pattern, or a list of paths -> a list of str paths (a pattern is
-    expanded and sorted, so that every worker process sees the same order)."""
-    if isinstance(files, (str, bytes, os.PathLike)):
-        p = os.fsdecode(files) if isinstance(files, bytes) else os.fspath(files)
-        if any(c in p for c in "*?[") and not os.path.exists(p):
-            found = sorted(glob.glob(p))
-            if not found:
-                raise FileNotFoundError("no file matches %r" % p)
-            return found
-        return [p]
-    out = [os.fsdecode(f) if isinstance(f, bytes) else os.fspath(f) for f in files]
-    if not out:
-        raise ValueError("no files given")
-    return out
+from ..io.index import TFRecordFile, file_list
 
 
 class RecordFiles:

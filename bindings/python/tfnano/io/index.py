@@ -17,6 +17,7 @@ on first use): each read inflates at most about a MiB.
 
 Command line: ``python -m tfnano.io.index FILE... [--out PATH] [--cache-dir DIR]``.
 """
+import glob
 import hashlib
 import mmap
 import os
@@ -32,6 +33,24 @@ SUFFIXES = (".idx", ".index", ".tfindex")
 _HEADER = 12   # length (8) + length CRC (4)
 _OVERHEAD = 16  # header + payload CRC (4)
 _COMPRESSIONS = ("", "ZLIB", "GZIP")
+
+
+def file_list(files):
+    """A path, a glob pattern, or a list of paths -> a list of str paths (a pattern is
+    expanded and sorted, so that every worker process sees the same list): the file
+    lists of the torch and grain adapters."""
+    if isinstance(files, (str, bytes, os.PathLike)):
+        p = os.fsdecode(files) if isinstance(files, bytes) else os.fspath(files)
+        if any(c in p for c in "*?[") and not os.path.exists(p):
+            found = sorted(glob.glob(p))
+            if not found:
+                raise FileNotFoundError("no file matches %r" % p)
+            return found
+        return [p]
+    out = [os.fsdecode(f) if isinstance(f, bytes) else os.fspath(f) for f in files]
+    if not out:
+        raise ValueError("no files given")
+    return out
 
 
 def _compression_name(compression):

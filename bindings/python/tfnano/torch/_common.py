@@ -1,25 +1,7 @@
 """What both torch datasets share: file lists, indexes, the parser, rank/world."""
-import glob
 import os
 
-from ..io.index import load_index
-
-
-def file_list(files):
-    """A path, a glob pattern, or a list of paths -> a list of str paths (a pattern is
-    expanded and sorted, so that every process sees the same list)."""
-    if isinstance(files, (str, bytes, os.PathLike)):
-        p = os.fsdecode(files) if isinstance(files, bytes) else os.fspath(files)
-        if any(c in p for c in "*?[") and not os.path.exists(p):
-            found = sorted(glob.glob(p))
-            if not found:
-                raise FileNotFoundError("no file matches %r" % p)
-            return found
-        return [p]
-    out = [os.fsdecode(f) if isinstance(f, bytes) else os.fspath(f) for f in files]
-    if not out:
-        raise ValueError("no files given")
-    return out
+from ..io.index import file_list, load_index  # noqa: F401 - file_list: for _map, _iterable
 
 
 def load_indexes(files, index, cache_dir, compression):
